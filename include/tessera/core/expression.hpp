@@ -1,0 +1,114 @@
+// The expression protocol every node follows.
+//
+//   Node (host object, immutable value type)          e.g. elementwise<plus, array<double>, ...>
+//     value_type                                       element type
+//     grid() -> const chunk_grid&                      shape + chunks
+//     lower(policy) -> Node'                           replaces nodes that need a separate stage
+//                                                      (reductions) by stored arrays
+//     bind(box, ctx) -> Accessor                       per-chunk, plain-data view of the node
+//
+//   Accessor (trivially copyable; host and device)
+//     line(start, axis, step) -> Line                  the elements start + j*step*e_axis
+//
+//   Line (trivially copyable; host and device)
+//     operator()(j) -> value_type                      element j, computed independently
+//     batched (constexpr bool)                         true when fill() beats per-element calls
+//     fill(j0, n, out) (host)                          out[k] = (*this)(j0 + k), n <= batch_size
+//
+// A chunk kernel (core/kernel.hpp) binds the root once per output chunk and walks the chunk's
+// box as rows along the last axis; every node maps a row of its output to a row of each input
+// (an affine index remap), so the whole expression is evaluated in one pass per chunk.
+#pragma once
+#include <type_traits>
+
+#include "grid.hpp"
+
+namespace tessera {
+
+struct host;  // the default policy, backend/host.hpp
+
+struct expression_tag {};
+
+template <class T>
+concept expression_type = std::is_base_of_v<expression_tag, std::remove_cvref_t<T>>;
+
+/// CRTP base of every node: metadata accessors and evaluation entry points.
+template <class D>
+struct expression : expression_tag {
+  const D& derived() const { return static_cast<const D&>(*this); }
+
+  const shape_t& shape() const { return derived().grid().shape(); }
+  const chunks_t& chunks() const { return derived().grid().chunks(); }
+  shape_t numblocks() const { return derived().grid().numblocks(); }
+  int dimension() const { return derived().grid().rank(); }
+  index_t size() const { return derived().grid().size(); }
+  template <class DD = D>
+  index_t nbytes() const {
+    return size() * index_t(sizeof(typename DD::value_type));
+  }
+
+  /// Leaves lower to themselves.
+  template <class P>
+  const D& lower(const P&) const {
+    return derived();
+  }
+
+  /// Evaluates into an xt::xarray (backend/host.hpp, backend/compute.hpp).
+  template <class P = host>
+  auto compute(const P& policy = P{}) const;
+  /// The single element of a one-element array.
+  template <class P = host>
+  auto item(const P& policy = P{}) const;
+};
+
+/// Default batched fill for a line that only has per-element evaluation.
+template <class L>
+struct line_base {
+  static constexpr bool batched = false;
+  template <class T>
+  void fill(index_t j0, index_t n, T* out) const {
+    const L& l = static_cast<const L&>(*this);
+    for (index_t k = 0; k < n; ++k) out[k] = l(j0 + k);
+  }
+};
+
+/// Evaluates one element of a bound accessor at a global index of its node.
+template <class Acc>
+TESSERA_HD auto element_at(const Acc& acc, const ivec& idx) {
+  return acc.line(idx, -1, 0)(0);
+}
+
+/// How an operand of an elementwise node maps onto the broadcast output: leading axes it lacks
+/// and axes where it has length 1 while the output does not.
+struct bcast {
+  int offset = 0;           // output rank - operand rank
+  unsigned stretched = 0;   // bit k: operand axis k has length 1, broadcast
+  TESSERA_HD bool identity() const { return offset == 0 && stretched == 0; }
+
+  TESSERA_HD void map_line(const ivec& start, int axis, index_t step, ivec& cstart, int& caxis,
+                           index_t& cstep) const {
+    cstart.n = start.n - offset;
+    for (int k = 0; k < cstart.n; ++k)
+      cstart[k] = (stretched >> k) & 1u ? 0 : start[k + offset];
+    int a = axis - offset;
+    if (axis < 0 || a < 0 || ((stretched >> a) & 1u)) {
+      caxis = -1;
+      cstep = 0;
+    } else {
+      caxis = a;
+      cstep = step;
+    }
+  }
+  box map_box(const box& b) const {
+    box c;
+    c.lo.n = c.hi.n = b.rank() - offset;
+    for (int k = 0; k < c.lo.n; ++k) {
+      bool s = (stretched >> k) & 1u;
+      c.lo[k] = s ? 0 : b.lo[k + offset];
+      c.hi[k] = s ? 1 : b.hi[k + offset];
+    }
+    return c;
+  }
+};
+
+}  // namespace tessera

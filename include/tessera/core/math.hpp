@@ -1,0 +1,32 @@
+// Scalar math usable in host and device element code (one overload set for both).
+#pragma once
+#include <math.h>
+
+#include <type_traits>
+
+#include "../config.hpp"
+
+namespace tessera::hd {
+
+#define TESSERA_MATH1(name)                                            \
+  TESSERA_HD inline float name(float x) { return ::name##f(x); }       \
+  TESSERA_HD inline double name(double x) { return ::name(x); }
+TESSERA_MATH1(exp)
+TESSERA_MATH1(log)
+TESSERA_MATH1(sqrt)
+TESSERA_MATH1(sin)
+TESSERA_MATH1(cos)
+TESSERA_MATH1(fabs)
+TESSERA_MATH1(log1p)
+TESSERA_MATH1(expm1)
+#undef TESSERA_MATH1
+TESSERA_HD inline float pow(float x, float y) { return ::powf(x, y); }
+TESSERA_HD inline double pow(double x, double y) { return ::pow(x, y); }
+
+template <class T>
+TESSERA_HD constexpr bool isnan(T x) {
+  if constexpr (std::is_floating_point_v<T>) return x != x;
+  else return false;
+}
+
+}  // namespace tessera::hd

@@ -1,0 +1,138 @@
+// Leaves whose value is a pure function of the element's flat (row-major) global index:
+// constants, arange, and (random/) counter-based random numbers. Any element can be produced
+// without producing any other, so views of these leaves only generate what they select.
+#pragma once
+#include <type_traits>
+
+#include "../core/expression.hpp"
+
+namespace tessera {
+
+namespace detail {
+template <class F>
+concept batched_fn = requires { F::batched; } && F::batched;
+}  // namespace detail
+
+/// Line over a flat-index function: element j is f(flat0 + j * dflat).
+template <class F>
+struct generated_line : line_base<generated_line<F>> {
+  using value_type = typename F::value_type;
+  static constexpr bool batched = detail::batched_fn<F>;
+  F f;
+  index_t flat0, dflat;
+  TESSERA_HD value_type operator()(index_t j) const { return f(flat0 + j * dflat); }
+  void fill(index_t j0, index_t n, value_type* out) const {
+    if constexpr (batched) f.fill(flat0 + j0 * dflat, dflat, n, out);
+    else
+      for (index_t k = 0; k < n; ++k) out[k] = f(flat0 + (j0 + k) * dflat);
+  }
+};
+
+template <class F>
+struct generated_accessor {
+  using value_type = typename F::value_type;
+  F f;
+  ivec fstride;  // row-major strides of the whole array
+  TESSERA_HD generated_line<F> line(const ivec& start, int axis, index_t step) const {
+    generated_line<F> l;
+    l.f = f;
+    index_t flat = 0;
+    for (int d = 0; d < start.n; ++d) flat += start[d] * fstride[d];
+    l.flat0 = flat;
+    l.dflat = axis >= 0 ? step * fstride[axis] : 0;
+    return l;
+  }
+};
+
+/// A lazy array whose element at flat index i is f(i).
+template <class F>
+class generated : public expression<generated<F>> {
+ public:
+  using value_type = typename F::value_type;
+  generated(F f, chunk_grid g) : f_(f), grid_(std::move(g)) {
+    fstride_.n = grid_.rank();
+    index_t acc = 1;
+    for (int d = grid_.rank() - 1; d >= 0; --d) {
+      fstride_[d] = acc;
+      acc *= grid_.shape()[std::size_t(d)];
+    }
+  }
+  const chunk_grid& grid() const { return grid_; }
+  const F& function() const { return f_; }
+  template <class Ctx>
+  generated_accessor<F> bind(const box&, Ctx&) const {
+    return {f_, fstride_};
+  }
+
+ private:
+  F f_;
+  chunk_grid grid_;
+  ivec fstride_;
+};
+
+namespace fn {
+template <class T>
+struct constant {
+  using value_type = T;
+  T value;
+  TESSERA_HD T operator()(index_t) const { return value; }
+};
+template <class T>
+struct arange {
+  using value_type = T;
+  T start, step;
+  TESSERA_HD T operator()(index_t i) const { return T(start + T(i) * step); }
+};
+}  // namespace fn
+
+/// A 0-d constant (scalar operands of elementwise operations).
+template <class T>
+generated<fn::constant<T>> scalar(T v) {
+  return {fn::constant<T>{v}, chunk_grid{}};
+}
+
+/// An array of the given shape filled with `value`.
+template <class T, class V>
+generated<fn::constant<T>> full(const shape_t& shape, V value, const chunks_arg& chunks = {}) {
+  return {fn::constant<T>{T(value)}, chunk_grid::make(shape, chunks, sizeof(T))};
+}
+template <class T = double>
+generated<fn::constant<T>> zeros(const shape_t& shape, const chunks_arg& chunks = {}) {
+  return full<T>(shape, T(0), chunks);
+}
+template <class T = double>
+generated<fn::constant<T>> ones(const shape_t& shape, const chunks_arg& chunks = {}) {
+  return full<T>(shape, T(1), chunks);
+}
+
+/// Evenly spaced values in [start, stop) (NumPy's arange): length ceil((stop - start) / step).
+template <class T, class A, class B, class C>
+  requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>
+generated<fn::arange<T>> arange(A start, B stop, C step, const chunks_arg& chunks = {}) {
+  index_t n = 0;
+  if constexpr (std::is_integral_v<A> && std::is_integral_v<B> && std::is_integral_v<C>) {
+    if (step == 0) throw_invalid("arange step must not be zero");
+    index_t a = index_t(start), b = index_t(stop), s = index_t(step);
+    if (s > 0 && b > a) n = (b - a + s - 1) / s;
+    if (s < 0 && b < a) n = (a - b + (-s) - 1) / (-s);
+  } else {
+    double a = double(start), b = double(stop), s = double(step);
+    if (!(s == s) || !(a == a) || !(b == b)) throw_invalid("arange arguments must not be NaN");
+    if (s == 0) throw_invalid("arange step must not be zero");
+    double len = __builtin_ceil((b - a) / s);
+    n = len > 0 ? index_t(len) : 0;
+  }
+  return {fn::arange<T>{T(start), T(step)}, chunk_grid::make({n}, chunks, sizeof(T))};
+}
+template <class T, class A, class B>
+  requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>
+generated<fn::arange<T>> arange(A start, B stop, const chunks_arg& chunks = {}) {
+  return arange<T>(start, stop, 1, chunks);
+}
+template <class T, class B>
+  requires std::is_arithmetic_v<B>
+generated<fn::arange<T>> arange(B stop, const chunks_arg& chunks = {}) {
+  return arange<T>(0, stop, 1, chunks);
+}
+
+}  // namespace tessera

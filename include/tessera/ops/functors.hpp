@@ -1,0 +1,154 @@
+// Element operations: stateless functors written once for host and device. Each converts its
+// operands to the NumPy result type before operating.
+#pragma once
+#include <type_traits>
+
+#include "../core/math.hpp"
+#include "../core/promote.hpp"
+
+namespace tessera::ops {
+
+#define TESSERA_BINARY_ARITH(name, expr)                        \
+  struct name {                                                 \
+    template <class A, class B>                                 \
+    TESSERA_HD auto operator()(A a_, B b_) const {              \
+      using C = promote_t<A, B>;                                \
+      C a = C(a_), b = C(b_);                                   \
+      return C(expr);                                           \
+    }                                                           \
+  };
+TESSERA_BINARY_ARITH(plus, a + b)
+TESSERA_BINARY_ARITH(minus, a - b)
+TESSERA_BINARY_ARITH(multiplies, a* b)
+#undef TESSERA_BINARY_ARITH
+
+/// True division: integers divide as double (NumPy's `/`).
+struct divides {
+  template <class A, class B>
+  TESSERA_HD auto operator()(A a, B b) const {
+    using C = promote_t<A, B>;
+    using F = std::conditional_t<std::is_floating_point_v<C>, C, double>;
+    return F(a) / F(b);
+  }
+};
+
+#define TESSERA_COMPARE(name, op)                    \
+  struct name {                                      \
+    template <class A, class B>                      \
+    TESSERA_HD bool operator()(A a, B b) const {     \
+      using C = promote_t<A, B>;                     \
+      return C(a) op C(b);                           \
+    }                                                \
+  };
+TESSERA_COMPARE(equal, ==)
+TESSERA_COMPARE(not_equal, !=)
+TESSERA_COMPARE(less, <)
+TESSERA_COMPARE(less_equal, <=)
+TESSERA_COMPARE(greater, >)
+TESSERA_COMPARE(greater_equal, >=)
+#undef TESSERA_COMPARE
+
+struct negate {
+  template <class A>
+  TESSERA_HD A operator()(A a) const {
+    static_assert(!std::is_same_v<A, bool>, "tessera: unary minus is not defined for bool arrays");
+    return A(-a);
+  }
+};
+
+struct absolute {
+  template <class A>
+  TESSERA_HD A operator()(A a) const {
+    if constexpr (std::is_floating_point_v<A>) return hd::fabs(a);
+    else if constexpr (std::is_unsigned_v<A> || std::is_same_v<A, bool>) return a;
+    else return A(a < 0 ? -a : a);
+  }
+};
+
+#define TESSERA_FLOAT_UNARY(name)                   \
+  struct name {                                     \
+    template <class A>                              \
+    TESSERA_HD auto operator()(A a) const {         \
+      return hd::name(float_of_t<A>(a));            \
+    }                                               \
+  };
+TESSERA_FLOAT_UNARY(exp)
+TESSERA_FLOAT_UNARY(log)
+TESSERA_FLOAT_UNARY(sqrt)
+TESSERA_FLOAT_UNARY(sin)
+TESSERA_FLOAT_UNARY(cos)
+#undef TESSERA_FLOAT_UNARY
+
+/// Power: floating operands use pow; integer operands use exact repeated squaring (a negative
+/// integer exponent gives 0 except for bases 1 and -1, where NumPy raises).
+struct power {
+  template <class A, class B>
+  TESSERA_HD auto operator()(A a_, B b_) const {
+    using C = promote_t<A, B>;
+    if constexpr (std::is_floating_point_v<C>) {
+      return hd::pow(C(a_), C(b_));
+    } else if constexpr (std::is_same_v<C, bool>) {
+      return bool(a_ || !b_);
+    } else {
+      C base = C(a_), e = C(b_);
+      if constexpr (std::is_signed_v<C>) {
+        if (e < 0) return C(base == 1 ? 1 : base == -1 ? ((-e) % 2 ? -1 : 1) : 0);
+      }
+      C r = 1;
+      while (e) {
+        if (e & 1) r = C(r * base);
+        base = C(base * base);
+        e = C(e >> 1);
+      }
+      return r;
+    }
+  }
+};
+
+/// maximum/minimum propagate NaN, as NumPy's.
+struct maximum {
+  template <class A, class B>
+  TESSERA_HD auto operator()(A a_, B b_) const {
+    using C = promote_t<A, B>;
+    C a = C(a_), b = C(b_);
+    if (hd::isnan(a)) return a;
+    if (hd::isnan(b)) return b;
+    return a < b ? b : a;
+  }
+};
+struct minimum {
+  template <class A, class B>
+  TESSERA_HD auto operator()(A a_, B b_) const {
+    using C = promote_t<A, B>;
+    C a = C(a_), b = C(b_);
+    if (hd::isnan(a)) return a;
+    if (hd::isnan(b)) return b;
+    return b < a ? b : a;
+  }
+};
+
+struct select {
+  template <class Cnd, class A, class B>
+  TESSERA_HD auto operator()(Cnd c, A a, B b) const {
+    using C = promote_t<A, B>;
+    return bool(c) ? C(a) : C(b);
+  }
+};
+
+template <class U>
+struct cast_to {
+  template <class A>
+  TESSERA_HD U operator()(A a) const {
+    if constexpr (std::is_same_v<U, bool>) return a != A(0);
+    else return U(a);
+  }
+};
+
+struct identity {
+  template <class A>
+  TESSERA_HD A operator()(A a) const {
+    return a;
+  }
+};
+
+}  // namespace tessera::ops

@@ -1,0 +1,15 @@
+// Tessera: lazy chunked N-d arrays. Umbrella header.
+#pragma once
+#include "config.hpp"
+#include "core/errors.hpp"
+#include "core/grid.hpp"
+#include "core/expression.hpp"
+#include "core/kernel.hpp"
+#include "nodes/stored.hpp"
+#include "nodes/generated.hpp"
+#include "nodes/elementwise.hpp"
+#include "nodes/remap.hpp"
+#include "nodes/rechunk.hpp"
+#include "ops/arith.hpp"
+#include "backend/host.hpp"
+#include "compute.hpp"

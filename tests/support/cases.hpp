@@ -1,0 +1,89 @@
+// Randomized test cases: shapes, chunkings and data with a printed seed.
+#pragma once
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <tessera/tessera.hpp>
+#include <xtensor/xarray.hpp>
+
+namespace testing {
+
+using tessera::chunks_t;
+using tessera::index_t;
+using tessera::shape_t;
+
+/// Seed for a randomized test: TESSERA_TEST_SEED overrides; always printed via INFO/UNSCOPED.
+inline std::uint64_t test_seed(std::uint64_t fallback) {
+  if (const char* s = std::getenv("TESSERA_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  return fallback;
+}
+
+/// A random chunking of an axis of length n: regular, irregular or one-element chunks.
+inline std::vector<index_t> random_axis_chunks(std::mt19937_64& rng, index_t n) {
+  if (n == 0) return {0};
+  std::vector<index_t> out;
+  switch (rng() % 4) {
+    case 0:  // one chunk
+      return {n};
+    case 1: {  // regular
+      index_t c = 1 + index_t(rng() % std::uint64_t(n));
+      for (index_t o = 0; o < n; o += c) out.push_back(std::min(c, n - o));
+      return out;
+    }
+    case 2:  // one-element chunks (only for short axes)
+      if (n <= 12) return std::vector<index_t>(std::size_t(n), 1);
+      [[fallthrough]];
+    default: {  // irregular
+      index_t o = 0;
+      while (o < n) {
+        index_t c = 1 + index_t(rng() % std::uint64_t(std::max<index_t>(1, n / 2 + 1)));
+        c = std::min(c, n - o);
+        out.push_back(c);
+        o += c;
+      }
+      return out;
+    }
+  }
+}
+
+inline chunks_t random_chunks(std::mt19937_64& rng, const shape_t& shape) {
+  chunks_t c;
+  for (auto n : shape) c.push_back(random_axis_chunks(rng, n));
+  return c;
+}
+
+/// Random shape of rank in [rmin, rmax], axis lengths in [0, maxlen] (zero with small odds).
+inline shape_t random_shape(std::mt19937_64& rng, int rmin, int rmax, index_t maxlen) {
+  int r = rmin + int(rng() % std::uint64_t(rmax - rmin + 1));
+  shape_t s;
+  for (int d = 0; d < r; ++d) s.push_back(rng() % 10 == 0 ? 0 : 1 + index_t(rng() % std::uint64_t(maxlen)));
+  return s;
+}
+
+/// Dense data with values in [-10, 10) (rounded to 1/8 so sums are exact-ish).
+template <class T>
+xt::xarray<T> random_data(std::mt19937_64& rng, const shape_t& shape) {
+  std::vector<std::size_t> sh(shape.begin(), shape.end());
+  auto a = xt::xarray<T>::from_shape(sh);
+  for (auto& v : a) {
+    if constexpr (std::is_same_v<T, bool>) v = rng() & 1;
+    else if constexpr (std::is_floating_point_v<T>) v = T(double(std::int64_t(rng() % 160) - 80) / 8.0);
+    else if constexpr (std::is_unsigned_v<T>) v = T(rng() % 20);
+    else v = T(std::int64_t(rng() % 20) - 10);
+  }
+  return a;
+}
+
+inline std::string describe(const shape_t& s) { return tessera::detail::cat(s); }
+inline std::string describe(const chunks_t& c) {
+  std::string out = "(";
+  for (auto& a : c) out += tessera::detail::cat(a) + " ";
+  return out + ")";
+}
+
+}  // namespace testing
