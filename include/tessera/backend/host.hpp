@@ -1,11 +1,13 @@
 // The host backend: ts::host policy, a oneTBB task per output chunk.
 #pragma once
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
-#include <thread>
+#include <optional>
+#include <tbb/info.h>
 
 #include "../config.hpp"
 
@@ -31,6 +33,11 @@ void for_each_block(const host& pol, index_t n, F&& f) {
     for (index_t b = 0; b < n; ++b) f(b);
     return;
   }
+  // Asking for more threads than cores is allowed (results do not depend on it); lift TBB's
+  // worker limit for the call so it does not warn and cap the arena.
+  std::optional<tbb::global_control> lift;
+  if (c > tbb::info::default_concurrency())
+    lift.emplace(tbb::global_control::max_allowed_parallelism, std::size_t(c));
   tbb::task_arena arena(c);
   arena.execute([&] {
     tbb::parallel_for(

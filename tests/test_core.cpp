@@ -1,0 +1,329 @@
+// Core: chunk grids, creation, elementwise expressions with broadcasting and promotion,
+// rechunk, persist, transpose, item, errors; against dense xtensor references.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <xtensor/xarray.hpp>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xmanipulation.hpp>
+#include <xtensor/xoperation.hpp>
+
+#include "support/backends.hpp"
+#include "support/cases.hpp"
+
+namespace ts = tessera;
+using namespace testing;
+
+namespace {
+
+template <class A, class B>
+bool same_values(const A& a, const B& b) {
+  if (a.shape().size() != b.shape().size()) return false;
+  for (std::size_t d = 0; d < a.shape().size(); ++d)
+    if (a.shape()[d] != b.shape()[d]) return false;
+  auto ia = a.begin();
+  for (auto ib = b.begin(); ib != b.end(); ++ib, ++ia) {
+    double x = double(*ia), y = double(*ib);
+    if (std::isnan(x) && std::isnan(y)) continue;
+    if (!(x == y || std::abs(x - y) <= 1e-12 * std::max(std::abs(x), std::abs(y)))) return false;
+  }
+  return true;
+}
+
+template <class T>
+bool bitwise_equal(const xt::xarray<T>& a, const xt::xarray<T>& b) {
+  return a.shape() == b.shape() &&
+         std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+xt::xarray<double> swapped(const xt::xarray<double>& d) {
+  std::vector<std::size_t> perm(d.dimension());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm.front(), perm.back());
+  return xt::transpose(d, perm);
+}
+
+}  // namespace
+
+TEST_CASE("chunk normalization", "[grid]") {
+  auto g = ts::chunk_grid::make({10, 7}, {4, -1}, 8);
+  CHECK(g.chunks() == ts::chunks_t{{4, 4, 2}, {7}});
+  CHECK(g.numblocks() == ts::shape_t{3, 1});
+  CHECK(g.block_count() == 3);
+  auto b = g.block_box(2);
+  CHECK(b.lo[0] == 8);
+  CHECK(b.hi[0] == 10);
+  CHECK(g.block_along(0, 7) == 1);
+  CHECK(g.block_along(0, 8) == 2);
+
+  auto e = ts::chunk_grid::make({5, 0}, ts::chunks_t{{2, 3}, {0}}, 8);
+  CHECK(e.size() == 0);
+  CHECK(ts::chunk_grid::make({0}, {3}, 8).chunks() == ts::chunks_t{{0}});
+
+  // Automatic chunks: at most 128 MiB, balanced.
+  auto a = ts::chunk_grid::make({100000, 100000}, {}, 8);
+  index_t bytes = a.chunks()[0][0] * a.chunks()[1][0] * 8;
+  CHECK(bytes <= index_t(128) << 20);
+  CHECK(bytes > index_t(16) << 20);
+  CHECK(ts::chunk_grid::make({10, 10}, {}, 8).block_count() == 1);
+
+  CHECK_THROWS_AS(ts::chunk_grid::make({10}, ts::chunks_t{{4, 4}}, 8), std::invalid_argument);
+  CHECK_THROWS_AS(ts::chunk_grid::make({10}, {0}, 8), std::invalid_argument);
+  CHECK_THROWS_AS(ts::chunk_grid::make({10, 3}, {5}, 8), std::invalid_argument);
+  CHECK_THROWS_AS(ts::chunk_grid::make({-1}, {1}, 8), std::invalid_argument);
+  CHECK_THROWS_AS(ts::chunk_grid::make(ts::shape_t(9, 1), {}, 8), std::invalid_argument);
+  try {
+    ts::chunk_grid::make({10}, ts::chunks_t{{4, 4}}, 8);
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("(4, 4)") != std::string::npos);
+    CHECK(std::string(e.what()).find("10") != std::string::npos);
+  }
+}
+
+TEST_CASE("type promotion follows NumPy", "[promote]") {
+  using std::is_same_v;
+  STATIC_REQUIRE(is_same_v<ts::promote_t<int, float>, double>);
+  STATIC_REQUIRE(is_same_v<ts::promote_t<std::int16_t, float>, float>);
+  STATIC_REQUIRE(is_same_v<ts::promote_t<std::uint64_t, std::int64_t>, double>);
+  STATIC_REQUIRE(is_same_v<ts::promote_t<std::uint32_t, std::int32_t>, std::int64_t>);
+  STATIC_REQUIRE(is_same_v<ts::promote_t<std::uint8_t, std::int8_t>, std::int16_t>);
+  STATIC_REQUIRE(is_same_v<ts::promote_t<bool, bool>, bool>);
+  STATIC_REQUIRE(is_same_v<ts::promote_t<bool, float>, float>);
+  STATIC_REQUIRE(is_same_v<ts::promote_t<float, double>, double>);
+
+  auto f = ts::ones<float>({4});
+  auto i = ts::ones<int>({4});
+  auto b = ts::ones<bool>({4});
+  STATIC_REQUIRE(is_same_v<decltype(f + 2.0)::value_type, float>);   // weak scalar
+  STATIC_REQUIRE(is_same_v<decltype(2 * f)::value_type, float>);
+  STATIC_REQUIRE(is_same_v<decltype(i + 2.5)::value_type, double>);
+  STATIC_REQUIRE(is_same_v<decltype(i + 2)::value_type, int>);
+  STATIC_REQUIRE(is_same_v<decltype(i / i)::value_type, double>);   // true division
+  STATIC_REQUIRE(is_same_v<decltype(f / i)::value_type, double>);
+  STATIC_REQUIRE(is_same_v<decltype(i < f)::value_type, bool>);
+  STATIC_REQUIRE(is_same_v<decltype(b + b)::value_type, bool>);
+  STATIC_REQUIRE(is_same_v<decltype(b + 1)::value_type, std::int64_t>);
+  STATIC_REQUIRE(is_same_v<decltype(ts::exp(i))::value_type, double>);
+  STATIC_REQUIRE(is_same_v<decltype(ts::exp(f))::value_type, float>);
+  STATIC_REQUIRE(is_same_v<decltype(ts::sqrt(ts::ones<std::int16_t>({2})))::value_type, float>);
+  STATIC_REQUIRE(is_same_v<decltype(ts::cast<std::uint8_t>(f))::value_type, std::uint8_t>);
+  STATIC_REQUIRE(is_same_v<decltype(ts::where(b, i, 1.5f))::value_type, double>);
+  CHECK(f.nbytes() == 16);
+  CHECK((i / i).nbytes() == 32);
+}
+
+TEMPLATE_TEST_CASE("creation functions", "[create]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  auto z = ts::zeros<double>({3, 4}, {2, 3});
+  CHECK(z.shape() == ts::shape_t{3, 4});
+  CHECK(z.chunks() == ts::chunks_t{{2, 1}, {3, 1}});
+  CHECK(z.numblocks() == ts::shape_t{2, 2});
+  CHECK(z.dimension() == 2);
+  CHECK(z.size() == 12);
+  CHECK(z.nbytes() == 96);
+  CHECK(same_values(ts::compute(z, pol), xt::zeros<double>({3, 4})));
+  CHECK(same_values(ts::compute(ts::ones<int>({5}, {2}), pol), xt::ones<int>({5})));
+  CHECK(same_values(ts::compute(ts::full<float>({2, 2}, 7.5, {1, 1}), pol), xt::xarray<float>{{7.5f, 7.5f}, {7.5f, 7.5f}}));
+
+  // arange: NumPy semantics, including negative and fractional steps and empty ranges.
+  CHECK(same_values(ts::compute(ts::arange<int>(0, 10, 3, {2}), pol), xt::xarray<int>{0, 3, 6, 9}));
+  CHECK(same_values(ts::compute(ts::arange<int>(10, 0, -3, {3}), pol), xt::xarray<int>{10, 7, 4, 1}));
+  CHECK(same_values(ts::compute(ts::arange<double>(5), pol), xt::arange<double>(5)));
+  CHECK(same_values(ts::compute(ts::arange<double>(0.0, 1.0, 0.25, {3}), pol), xt::xarray<double>{0, 0.25, 0.5, 0.75}));
+  CHECK(ts::arange<double>(0.0, 1.0, 0.3).size() == 4);  // ceil(1/0.3)
+  CHECK(ts::arange<int>(3, 3).size() == 0);
+  CHECK(ts::arange<int>(5, 0).size() == 0);
+  CHECK(ts::compute(ts::arange<int>(5, 0), pol).size() == 0);
+  CHECK_THROWS_AS(ts::arange<int>(0, 10, 0), std::invalid_argument);
+  CHECK_THROWS_AS(ts::arange<double>(0.0, std::nan(""), 1.0), std::invalid_argument);
+
+  // 0-d arrays.
+  auto s = ts::full<double>({}, 3.5);
+  CHECK(s.dimension() == 0);
+  CHECK(s.size() == 1);
+  CHECK(ts::item(s * 2, pol) == 7.0);
+  CHECK(ts::compute(s + 1, pol)() == 4.5);
+  CHECK_THROWS_AS(ts::item(ts::ones<double>({2}), pol), std::invalid_argument);
+  CHECK(ts::item(ts::ones<double>({1, 1, 1}) * 5, pol) == 5.0);
+}
+
+TEMPLATE_TEST_CASE("from_xtensor round trip on random chunkings", "[create]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(20261121);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 200; ++it) {
+    auto shape = random_shape(rng, 0, 4, 9);
+    auto chunks = random_chunks(rng, shape);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " chunks "
+                 << describe(chunks));
+    auto dense = testing::random_data<double>(rng, shape);
+    auto a = ts::from_xtensor(dense, chunks);
+    CHECK(a.chunks() == chunks);
+    CHECK(bitwise_equal(ts::compute(a, pol), dense));
+    auto p = ts::persist(a * 1.0, pol);
+    CHECK(bitwise_equal(ts::compute(p, pol), dense));
+  }
+}
+
+TEMPLATE_TEST_CASE("elementwise expressions match xtensor", "[elementwise]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(7001);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 150; ++it) {
+    auto shape = random_shape(rng, 0, 4, 8);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape));
+    auto da = testing::random_data<double>(rng, shape);
+    auto db = testing::random_data<double>(rng, shape);
+    auto di = testing::random_data<int>(rng, shape);
+    auto a = ts::from_xtensor(da, random_chunks(rng, shape));
+    auto b = ts::from_xtensor(db, random_chunks(rng, shape));  // other chunks: refinement
+    auto i = ts::from_xtensor(di, random_chunks(rng, shape));
+
+    CHECK(same_values(ts::compute(a + b * 2.0 - b / 4, pol), xt::xarray<double>(da + db * 2.0 - db / 4)));
+    CHECK(same_values(ts::compute(-a + 1, pol), xt::xarray<double>(-da + 1)));
+    CHECK(same_values(ts::compute(ts::exp(a / 10) + ts::sqrt(ts::abs(b)) - ts::log(ts::abs(a) + 1), pol),
+                      xt::xarray<double>(xt::exp(da / 10) + xt::sqrt(xt::abs(db)) - xt::log(xt::abs(da) + 1))));
+    CHECK(same_values(ts::compute(ts::sin(a) * ts::cos(b), pol), xt::xarray<double>(xt::sin(da) * xt::cos(db))));
+    CHECK(same_values(ts::compute(ts::pow(a, 2) + ts::pow(ts::abs(b), 0.5), pol),
+                      xt::xarray<double>(xt::pow(da, 2) + xt::pow(xt::abs(db), 0.5))));
+    CHECK(same_values(ts::compute(ts::maximum(a, b) - ts::minimum(a, 0.5), pol),
+                      xt::xarray<double>(xt::maximum(da, db) - xt::minimum(da, 0.5))));
+    CHECK(same_values(ts::compute(ts::where(a > b, a, b * 3), pol),
+                      xt::xarray<double>(xt::where(da > db, da, db * 3))));
+    CHECK(same_values(ts::compute(a * i + i, pol), xt::xarray<double>(da * di + di)));
+    CHECK(same_values(ts::compute(i / 3, pol), xt::xarray<double>(xt::cast<double>(di) / 3.0)));
+    CHECK(same_values(ts::compute(ts::cast<int>(a * 3), pol), xt::xarray<int>(xt::cast<int>(da * 3))));
+    auto cmp = ts::compute((a <= b) == (i != 0), pol);
+    STATIC_REQUIRE(std::is_same_v<typename decltype(cmp)::value_type, bool>);
+    CHECK(same_values(cmp, xt::xarray<bool>(xt::equal(da <= db, xt::not_equal(di, 0)))));
+  }
+}
+
+TEMPLATE_TEST_CASE("broadcasting follows NumPy", "[elementwise][broadcast]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(4242);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 150; ++it) {
+    auto shape = random_shape(rng, 1, 4, 7);
+    // A compatible shape: drop leading axes, set some axes to 1.
+    ts::shape_t other(shape.begin() + std::ptrdiff_t(rng() % (shape.size() + 1)), shape.end());
+    for (auto& n : other)
+      if (rng() % 3 == 0) n = 1;
+    if (rng() & 1) std::swap(shape, other);
+    INFO("seed " << seed << " iteration " << it << " shapes " << describe(shape) << " "
+                 << describe(other));
+    auto da = testing::random_data<double>(rng, shape);
+    auto db = testing::random_data<float>(rng, other);
+    auto a = ts::from_xtensor(da, random_chunks(rng, shape));
+    auto b = ts::from_xtensor(db, random_chunks(rng, other));
+    auto expect = xt::xarray<double>(da * db + db);
+    auto got = ts::compute(a * b + b, pol);
+    CHECK(same_values(got, expect));
+    auto w = ts::compute(ts::where(b > 0, a, -1.0), pol);
+    CHECK(same_values(w, xt::xarray<double>(xt::where(db > 0, da, -1.0))));
+  }
+  // Incompatible shapes name both shapes.
+  auto a = ts::ones<double>({3, 4});
+  auto b = ts::ones<double>({5, 4});
+  CHECK_THROWS_AS(a + b, std::invalid_argument);
+  try {
+    (void)(a + b);
+  } catch (const std::invalid_argument& e) {
+    std::string m = e.what();
+    CHECK(m.find("(3, 4)") != std::string::npos);
+    CHECK(m.find("(5, 4)") != std::string::npos);
+  }
+}
+
+TEMPLATE_TEST_CASE("NaN semantics", "[elementwise]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  xt::xarray<double> d{1.0, std::nan(""), 3.0};
+  auto a = ts::from_xtensor(d, {2});
+  auto mx = ts::compute(ts::maximum(a, 2.0), pol);
+  CHECK(mx(0) == 2.0);
+  CHECK(std::isnan(mx(1)));
+  auto mn = ts::compute(ts::minimum(2.0, a), pol);
+  CHECK(std::isnan(mn(1)));
+  CHECK(mn(2) == 2.0);
+  auto c = ts::compute(a == a, pol);
+  CHECK(same_values(c, xt::xarray<bool>{true, false, true}));
+}
+
+TEMPLATE_TEST_CASE("integer power is exact", "[elementwise]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  auto x = ts::arange<std::int64_t>(-4, 5, 1, {3});
+  auto p = ts::compute(ts::pow(x, 3), pol);
+  for (int k = 0; k < 9; ++k) CHECK(p(k) == std::int64_t(k - 4) * (k - 4) * (k - 4));
+  CHECK(ts::compute(ts::pow(ts::full<std::int64_t>({1}, 3), 39), pol)(0) == 4052555153018976267LL);
+}
+
+TEMPLATE_TEST_CASE("rechunk keeps values and changes chunks", "[rechunk]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(99);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 100; ++it) {
+    auto shape = random_shape(rng, 0, 4, 9);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape));
+    auto dense = testing::random_data<double>(rng, shape);
+    auto a = ts::from_xtensor(dense, random_chunks(rng, shape));
+    auto target = random_chunks(rng, shape);
+    auto r = ts::rechunk(a, target);
+    CHECK(r.chunks() == target);
+    CHECK(bitwise_equal(ts::compute(r, pol), dense));
+    auto rr = ts::rechunk(r * 2, random_chunks(rng, shape));
+    CHECK(same_values(ts::compute(rr, pol), xt::xarray<double>(dense * 2)));
+    auto p = ts::persist(ts::rechunk(r, random_chunks(rng, shape)), pol);  // gather path
+    CHECK(bitwise_equal(ts::compute(p, pol), dense));
+  }
+}
+
+TEMPLATE_TEST_CASE("transpose and swapaxes", "[remap]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(1234);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 100; ++it) {
+    auto shape = random_shape(rng, 1, 4, 6);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape));
+    auto dense = testing::random_data<double>(rng, shape);
+    auto a = ts::from_xtensor(dense, random_chunks(rng, shape));
+    std::vector<std::size_t> perm(shape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    std::vector<index_t> axes(perm.begin(), perm.end());
+    auto t = ts::transpose(a + 1, axes);
+    CHECK(same_values(ts::compute(t, pol), xt::xarray<double>(xt::transpose(xt::xarray<double>(dense + 1), perm))));
+    CHECK(same_values(ts::compute(ts::transpose(ts::transpose(a, axes)), pol),
+                      xt::xarray<double>(xt::transpose(xt::transpose(dense, perm)))));
+    CHECK(same_values(ts::compute(ts::swapaxes(a, 0, -1), pol),
+                      swapped(dense)));
+  }
+  auto m = ts::ones<double>({2, 3});
+  CHECK_THROWS_AS(ts::transpose(m, {0, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(ts::transpose(m, {0, 2}), std::invalid_argument);
+  CHECK_THROWS_AS(ts::swapaxes(m, 0, 2), std::invalid_argument);
+}
+
+TEMPLATE_TEST_CASE("results are bitwise identical for any thread count", "[determinism]", TESSERA_TEST_BACKENDS) {
+  auto x = ts::arange<double>(0, 200000, 1, {7777});
+  auto m = ts::full<double>({3, 1}, 0.25, {1, 1});
+  auto e = ts::sin(x * 1e-3) * m + ts::exp(-x / 1e5);
+  auto one = ts::compute(e, ts::host{.threads = 1});
+  for (int t : {2, 3, 8}) CHECK(bitwise_equal(ts::compute(e, ts::host{.threads = t}), one));
+  auto p = ts::persist(e, ts::host{.threads = 2});
+  CHECK(bitwise_equal(ts::compute(p, ts::host{.threads = 1}), one));
+}
+
+TEMPLATE_TEST_CASE("empty axes", "[empty]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  auto e = ts::zeros<double>({0, 5}, {3, 2});
+  CHECK(e.size() == 0);
+  auto r = ts::compute(e + 1, pol);
+  CHECK(r.shape() == std::vector<std::size_t>{0, 5});
+  auto p = ts::persist(ts::ones<double>({4, 0}) * 2, pol);
+  CHECK(ts::compute(p, pol).size() == 0);
+  CHECK(ts::compute(ts::ones<double>({3, 1}) + ts::ones<double>({0}), pol).shape() ==
+        std::vector<std::size_t>{3, 0});
+}
