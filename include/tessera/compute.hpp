@@ -82,10 +82,18 @@ typename X::value_type item(const X& x, const P& policy = P{}) {
   return *compute(x, policy).data();
 }
 
+namespace detail {
+// Unqualified call: overloads for other policies (e.g. ts::cuda) are found by ADL.
+template <class X, class P>
+auto compute_adl(const X& x, const P& policy) {
+  return compute(x, policy);
+}
+}  // namespace detail
+
 template <class D>
 template <class P>
 auto expression<D>::compute(const P& policy) const {
-  return tessera::compute(derived(), policy);
+  return detail::compute_adl(derived(), policy);
 }
 template <class D>
 template <class P>

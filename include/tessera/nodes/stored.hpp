@@ -126,6 +126,12 @@ class array : public expression<array<T>> {
 
   template <class Ctx>
   stored_accessor<T> bind(const box& b, Ctx& ctx) const {
+    if constexpr (!Ctx::on_host) return ctx.bind_stored(*this, b);  // device: staged by ctx
+    else return bind_host(b, ctx);
+  }
+
+  template <class Ctx>
+  stored_accessor<T> bind_host(const box& b, Ctx& ctx) const {
     const chunk_grid& g = grid();
     stored_accessor<T> a;
     const int r = g.rank();

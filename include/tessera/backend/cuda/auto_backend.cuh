@@ -1,0 +1,48 @@
+// ts::auto_backend (alias ts::best): the CUDA policy when a usable device exists, otherwise the
+// host policy, with a one-line notice on stderr (printed once per process).
+#pragma once
+#include <cstdio>
+#include <mutex>
+
+#include "evaluate.cuh"
+
+namespace tessera {
+
+struct auto_backend {
+  cuda gpu{};
+  host cpu{};
+};
+using best = auto_backend;
+
+namespace detail::cu {
+
+/// The notice printed when auto_backend falls back to the host.
+inline std::string fallback_notice() {
+  return "tessera: no usable CUDA device (" + cuda::unavailable_reason() +
+         "); ts::auto_backend runs on the host";
+}
+
+/// True when auto_backend runs on the GPU; prints the notice once otherwise.
+inline bool auto_uses_gpu() {
+  if (cuda::available()) return true;
+  static std::once_flag once;
+  std::call_once(once, [] { std::fprintf(stderr, "%s\n", fallback_notice().c_str()); });
+  return false;
+}
+
+}  // namespace detail::cu
+
+template <expression_type X>
+xt::xarray<typename X::value_type> compute(const X& x, const auto_backend& policy) {
+  if (detail::cu::auto_uses_gpu()) return compute(x, policy.gpu);
+  return compute(x, policy.cpu);
+}
+
+/// Device-resident chunks when on the GPU, host chunks (same type) otherwise.
+template <expression_type X>
+device_array<typename X::value_type> persist(const X& x, const auto_backend& policy) {
+  if (detail::cu::auto_uses_gpu()) return persist(x, policy.gpu);
+  return device_array<typename X::value_type>::on_host(persist(x, policy.cpu));
+}
+
+}  // namespace tessera

@@ -1,0 +1,198 @@
+// The ts::cuda execution policy and device discovery.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "check.cuh"
+#include "plan.cuh"
+
+namespace tessera {
+
+/// CUDA execution policy.
+///   devices             indices into the visible devices (CUDA_VISIBLE_DEVICES applies);
+///                       empty: all visible devices
+///   streams_per_device  chunk tasks in flight per device (copies of one task overlap the
+///                       kernels of the others)
+///   memory_limit        per device, bytes or a fraction of its memory: persisted chunks are
+///                       kept under it (spilling to other devices), and the stream-ordered pool
+///                       caches freed memory up to it
+/// On a machine without a usable device, evaluating with this policy throws std::runtime_error.
+struct cuda {
+  std::vector<int> devices{};
+  int streams_per_device = 2;
+  memory_size memory_limit{};
+
+  /// True when at least one device is usable (never throws).
+  static bool available();
+  /// Why no device is usable ("" when one is).
+  static std::string unavailable_reason();
+  /// Returns cached, unused memory of every visible device's allocation pool to the driver
+  /// (CuPy's free_all_blocks). Synchronizes the devices. A no-op without devices.
+  static void release_memory();
+  /// Bytes currently allocated from each visible device's pool (index = visible device);
+  /// empty without devices.
+  static std::vector<std::size_t> memory_in_use();
+  /// Bytes held by each visible device's pool, in use or cached.
+  static std::vector<std::size_t> memory_reserved();
+};
+
+namespace detail::cu {
+
+struct device_info {
+  bool usable = false;
+  std::string reason;       // why not usable
+  std::size_t total = 0;    // bytes of device memory
+  std::string name;
+};
+
+struct inventory {
+  int visible = 0;
+  std::string reason;  // why no device can be used at all ("" otherwise)
+  std::vector<device_info> devices;
+};
+
+inline std::string visible_devices_env() {
+  const char* v = std::getenv("CUDA_VISIBLE_DEVICES");
+  return v ? detail::cat("CUDA_VISIBLE_DEVICES=\"", v, "\"") : std::string("CUDA_VISIBLE_DEVICES unset");
+}
+
+/// Queries the runtime once per process. Never throws: failures are recorded as reasons.
+inline inventory probe_devices() {
+  inventory inv;
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    inv.reason = detail::cat("cudaGetDeviceCount failed: ", cudaGetErrorName(e), ": ",
+                             cudaGetErrorString(e), " (", visible_devices_env(), ")");
+    return inv;
+  }
+  if (n <= 0) {
+    inv.reason = detail::cat("cudaGetDeviceCount reports no device (", visible_devices_env(), ")");
+    return inv;
+  }
+  inv.visible = n;
+  inv.devices.resize(std::size_t(n));
+  int usable = 0;
+  for (int d = 0; d < n; ++d) {
+    auto& info = inv.devices[std::size_t(d)];
+    cudaDeviceProp prop{};
+    cudaError_t s = cudaGetDeviceProperties(&prop, d);
+    if (s == cudaSuccess) s = cudaSetDevice(d);
+    if (s == cudaSuccess) s = cudaFree(nullptr);  // creates the primary context
+    int pools = 0;
+    if (s == cudaSuccess) s = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, d);
+    if (s == cudaSuccess && !pools) {
+      info.reason = detail::cat("device ", d, " (", prop.name, ") has no stream-ordered allocator");
+      continue;
+    }
+    if (s == cudaSuccess) {
+      // Keep freed memory cached in the pool (trimmed by cuda::release_memory()).
+      cudaMemPool_t pool;
+      s = cudaDeviceGetDefaultMemPool(&pool, d);
+      std::uint64_t keep = UINT64_MAX;
+      if (s == cudaSuccess) s = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    if (s != cudaSuccess) {
+      (void)cudaGetLastError();
+      info.reason = detail::cat("device ", d, " cannot be initialized: ", cudaGetErrorName(s),
+                                ": ", cudaGetErrorString(s));
+      continue;
+    }
+    info.usable = true;
+    info.total = prop.totalGlobalMem;
+    info.name = prop.name;
+    ++usable;
+  }
+  if (usable == 0) {
+    inv.reason = "no visible device could be initialized:";
+    for (auto& i : inv.devices) inv.reason += " " + i.reason + ";";
+  }
+  return inv;
+}
+
+inline const inventory& devices() {
+  static const inventory inv = probe_devices();
+  return inv;
+}
+
+/// The device ids a policy runs on; throws std::runtime_error when none is usable and
+/// tessera::invalid_argument for bad indices.
+inline std::vector<int> policy_devices(const cuda& pol) {
+  const inventory& inv = devices();
+  if (!inv.reason.empty())
+    throw std::runtime_error("tessera: ts::cuda has no usable CUDA device: " + inv.reason +
+                             "; use ts::host or ts::auto_backend to run on the CPU");
+  if (pol.streams_per_device < 1)
+    throw_invalid("cuda::streams_per_device must be at least 1, got ", pol.streams_per_device);
+  std::vector<int> ids = resolve_devices(pol.devices, std::min(inv.visible, max_devices));
+  for (int d : ids)
+    if (!inv.devices[std::size_t(d)].usable)
+      throw std::runtime_error("tessera: " + inv.devices[std::size_t(d)].reason);
+  return ids;
+}
+
+/// RAII: makes `dev` current on this thread and restores the previous device.
+class device_guard {
+ public:
+  explicit device_guard(int dev) {
+    TESSERA_CUDA_CHECK(cudaGetDevice(&prev_));
+    if (prev_ != dev) TESSERA_CUDA_CHECK(cudaSetDevice(dev));
+  }
+  ~device_guard() { (void)cudaSetDevice(prev_); }
+  device_guard(const device_guard&) = delete;
+  device_guard& operator=(const device_guard&) = delete;
+
+ private:
+  int prev_ = 0;
+};
+
+inline std::size_t pool_attribute(int dev, cudaMemPoolAttr attr) {
+  cudaMemPool_t pool;
+  TESSERA_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+  std::uint64_t v = 0;
+  TESSERA_CUDA_CHECK(cudaMemPoolGetAttribute(pool, attr, &v));
+  return std::size_t(v);
+}
+
+}  // namespace detail::cu
+
+inline bool cuda::available() { return detail::cu::devices().reason.empty(); }
+inline std::string cuda::unavailable_reason() { return detail::cu::devices().reason; }
+
+inline void cuda::release_memory() {
+  const auto& inv = detail::cu::devices();
+  for (int d = 0; d < inv.visible; ++d) {
+    if (!inv.devices[std::size_t(d)].usable) continue;
+    detail::cu::device_guard g(d);
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // stream-ordered frees must complete first
+    cudaMemPool_t pool;
+    TESSERA_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, d));
+    TESSERA_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+  }
+}
+
+inline std::vector<std::size_t> cuda::memory_in_use() {
+  const auto& inv = detail::cu::devices();
+  std::vector<std::size_t> out(std::size_t(inv.visible), 0);
+  for (int d = 0; d < inv.visible; ++d)
+    if (inv.devices[std::size_t(d)].usable)
+      out[std::size_t(d)] = detail::cu::pool_attribute(d, cudaMemPoolAttrUsedMemCurrent);
+  return out;
+}
+
+inline std::vector<std::size_t> cuda::memory_reserved() {
+  const auto& inv = detail::cu::devices();
+  std::vector<std::size_t> out(std::size_t(inv.visible), 0);
+  for (int d = 0; d < inv.visible; ++d)
+    if (inv.devices[std::size_t(d)].usable)
+      out[std::size_t(d)] = detail::cu::pool_attribute(d, cudaMemPoolAttrReservedMemCurrent);
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,303 @@
+// The CUDA backend's host-side logic, run on every machine (with or without a GPU): policy
+// parsing, device-list resolution, chunk-to-device assignment, memory-limit placement, the
+// per-row index mapping of the evaluation kernels (the kernel body instantiated on the host),
+// launch shapes, error messages, and the behaviour without a usable device (clear
+// std::runtime_error for ts::cuda, host fallback with a notice for ts::auto_backend).
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+
+#include <tessera/cuda.hpp>
+#include <xtensor/xarray.hpp>
+
+#include "support/cases.hpp"
+
+namespace ts = tessera;
+namespace cu = tessera::detail::cu;
+using namespace testing;
+
+TEST_CASE("memory_limit accepts bytes or a fraction", "[cuda][policy]") {
+  ts::cuda p{.memory_limit = 0.5};
+  CHECK(p.memory_limit.is_fraction());
+  CHECK(p.memory_limit.resolve(1000) == 500);
+  ts::cuda q{.memory_limit = std::int64_t(1) << 30};
+  CHECK_FALSE(q.memory_limit.is_fraction());
+  CHECK(q.memory_limit.resolve(std::size_t(4) << 30) == std::size_t(1) << 30);
+  CHECK(q.memory_limit.resolve(1000) == 1000);  // never above the device
+  CHECK(ts::cuda{}.memory_limit.resolve(1000) == 900);  // default 90%
+  CHECK(ts::cuda{}.streams_per_device == 2);
+  CHECK(ts::cuda{}.devices.empty());
+  CHECK_THROWS_AS(ts::memory_size(0), ts::invalid_argument);
+  CHECK_THROWS_AS(ts::memory_size(-5), ts::invalid_argument);
+  CHECK_THROWS_AS(ts::memory_size(1.5), ts::invalid_argument);
+  CHECK_THROWS_AS(ts::memory_size(0.0), ts::invalid_argument);
+  try {
+    ts::memory_size(1.5);
+  } catch (const std::exception& e) {
+    CHECK(std::string(e.what()).find("1.5") != std::string::npos);
+  }
+}
+
+TEST_CASE("device lists resolve against the visible devices", "[cuda][policy]") {
+  CHECK(cu::resolve_devices({}, 3) == std::vector<int>{0, 1, 2});
+  CHECK(cu::resolve_devices({}, 0).empty());
+  CHECK(cu::resolve_devices({0, 2}, 3) == std::vector<int>{0, 2});
+  CHECK(cu::resolve_devices({2, 0}, 3) == std::vector<int>{2, 0});
+  CHECK_THROWS_AS(cu::resolve_devices({3}, 3), ts::invalid_argument);
+  CHECK_THROWS_AS(cu::resolve_devices({-1}, 3), ts::invalid_argument);
+  CHECK_THROWS_AS(cu::resolve_devices({1, 1}, 3), ts::invalid_argument);
+  try {
+    cu::resolve_devices({0, 7}, 2);
+    FAIL("no throw");
+  } catch (const std::exception& e) {
+    std::string m = e.what();
+    CHECK(m.find("device 7") != std::string::npos);
+    CHECK(m.find("2 device(s)") != std::string::npos);
+  }
+}
+
+TEST_CASE("chunk-to-device assignment balances and follows data", "[cuda][scheduler]") {
+  // No device-resident inputs: equal blocks go round-robin.
+  std::vector<std::int64_t> work(8, 100);
+  std::vector<std::vector<std::int64_t>> none(8);
+  CHECK(cu::assign_blocks(work, none, 2) == std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1});
+  CHECK(cu::assign_blocks(work, none, 3) == std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1});
+  CHECK(cu::assign_blocks(work, none, 1) == std::vector<int>(8, 0));
+  // Uneven blocks: least-loaded first.
+  CHECK(cu::assign_blocks({500, 100, 100, 100, 100, 100}, std::vector<std::vector<std::int64_t>>(6), 2) ==
+        std::vector<int>{0, 1, 1, 1, 1, 1});
+  // Data on device 1 for the first half, on device 0 for the second: kept where it lives.
+  std::vector<std::vector<std::int64_t>> aff(8);
+  for (int b = 0; b < 8; ++b) aff[std::size_t(b)] = b < 4 ? std::vector<std::int64_t>{0, 800}
+                                                          : std::vector<std::int64_t>{800, 0};
+  CHECK(cu::assign_blocks(work, aff, 2) == std::vector<int>{1, 1, 1, 1, 0, 0, 0, 0});
+  // Everything on device 0: it takes up to 1.25x its share, the rest balance out.
+  for (auto& a : aff) a = {800, 0};
+  auto as = cu::assign_blocks(work, aff, 2);
+  CHECK(std::count(as.begin(), as.end(), 0) == 5);
+  CHECK(std::count(as.begin(), as.end(), 1) == 3);
+  // Deterministic.
+  CHECK(cu::assign_blocks(work, aff, 2) == as);
+
+  // Randomized: every block is assigned, and no device exceeds max(slack * share, share + max block).
+  const auto seed = test_seed(8080);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 200; ++it) {
+    INFO("seed " << seed << " iteration " << it);
+    const int ndev = 1 + int(rng() % 4);
+    const std::size_t n = 1 + rng() % 40;
+    std::vector<std::int64_t> w(n);
+    std::vector<std::vector<std::int64_t>> a(n);
+    double total = 0, big = 0;
+    for (std::size_t b = 0; b < n; ++b) {
+      w[b] = 1 + std::int64_t(rng() % 1000);
+      total += double(w[b]);
+      big = std::max(big, double(w[b]));
+      if (rng() % 2) {
+        a[b].assign(std::size_t(ndev), 0);
+        a[b][rng() % std::size_t(ndev)] = 1 + std::int64_t(rng() % 100);
+      }
+    }
+    auto r = cu::assign_blocks(w, a, ndev);
+    std::vector<double> load(std::size_t(ndev), 0);
+    for (std::size_t b = 0; b < n; ++b) {
+      REQUIRE(r[b] >= 0);
+      REQUIRE(r[b] < ndev);
+      load[std::size_t(r[b])] += double(w[b]);
+    }
+    for (double l : load) CHECK(l <= std::max(1.25 * total / ndev, total / ndev + big) + 1e-9);
+  }
+}
+
+TEST_CASE("memory ledger keeps chunks under the limit", "[cuda][memory]") {
+  cu::memory_ledger l{{0, 0}, {100, 60}};
+  CHECK(l.place(0, 50) == 0);
+  CHECK(l.place(0, 40) == 0);
+  CHECK(l.place(0, 40) == 1);   // device 0 has 10 left: spills to 1
+  CHECK(l.place(1, 30) == -1);  // 10 and 20 left: nowhere
+  CHECK(l.place(1, 20) == 1);
+  CHECK(l.used == std::vector<std::size_t>{90, 60});
+  cu::memory_ledger m{{0, 0, 0}, {10, 50, 30}};
+  CHECK(m.place(0, 20) == 1);  // most room
+  CHECK(m.place(-1, 20) == 1);
+  CHECK(m.place(-1, 20) == 2);
+}
+
+namespace {
+
+/// Runs the device kernel body on the host for every row of every block and "thread" of a
+/// simulated block of `threads` threads, writing into a full row-major output.
+template <class E>
+xt::xarray<typename E::value_type> eval_like_kernel(const E& e, int threads) {
+  using T = typename E::value_type;
+  std::vector<std::size_t> sh(e.shape().begin(), e.shape().end());
+  auto out = xt::xarray<T>::from_shape(sh);
+  if (e.size() == 0) return out;
+  const ts::chunk_grid& g = e.grid();
+  const ts::ivec st = ts::detail::row_major_strides(g.shape());
+  for (ts::index_t b = 0; b < g.block_count(); ++b) {
+    ts::box bx = g.block_box(b);
+    if (bx.count() == 0) continue;
+    ts::host_context ctx;
+    auto acc = e.bind(bx, ctx);
+    ts::index_t off = 0;
+    for (int d = 0; d < bx.rank(); ++d) off += bx.lo[d] * st[d];
+    for (ts::index_t row = 0; row < cu::box_rows(bx); ++row)
+      for (int t = 0; t < threads; ++t) cu::eval_row(acc, bx, row, out.data() + off, st, t, threads);
+  }
+  return out;
+}
+
+template <class T>
+bool bitwise_equal(const xt::xarray<T>& a, const xt::xarray<T>& b) {
+  return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("kernel row mapping equals the host chunk kernel", "[cuda][kernel]") {
+  const auto seed = test_seed(31337);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 150; ++it) {
+    auto shape = random_shape(rng, 0, 4, 9);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape));
+    auto da = testing::random_data<double>(rng, shape);
+    auto db = testing::random_data<float>(rng, shape);
+    auto a = ts::from_xtensor(da, random_chunks(rng, shape));
+    auto b = ts::from_xtensor(db, random_chunks(rng, shape));
+    const int threads = 1 + int(rng() % 5);
+    auto e = a * 2.0 + ts::exp(b / 8) - ts::arange<double>(0, double(shape.empty() ? 1 : shape.back()), 1.0);
+    if (shape.empty()) {
+      auto s = a * 2.0 + b;
+      CHECK(bitwise_equal(eval_like_kernel(s, threads), ts::compute(s)));
+      continue;
+    }
+    CHECK(bitwise_equal(eval_like_kernel(e, threads), ts::compute(e)));
+    std::vector<ts::index_t> axes(shape.size());
+    std::iota(axes.begin(), axes.end(), 0);
+    std::shuffle(axes.begin(), axes.end(), rng);
+    auto t = ts::transpose(a - b, axes);
+    CHECK(bitwise_equal(eval_like_kernel(t, threads), ts::compute(t)));
+    auto r = ts::rechunk(t, random_chunks(rng, t.shape()));
+    CHECK(bitwise_equal(eval_like_kernel(r, threads), ts::compute(r)));
+  }
+}
+
+TEST_CASE("launch shapes", "[cuda][kernel]") {
+  auto mk = [](std::vector<ts::index_t> lo, std::vector<ts::index_t> hi) {
+    ts::box b;
+    b.lo.n = b.hi.n = int(lo.size());
+    for (std::size_t d = 0; d < lo.size(); ++d) b.lo[int(d)] = lo[d], b.hi[int(d)] = hi[d];
+    return b;
+  };
+  auto s = cu::plan_launch(mk({0, 0}, {1000, 4096}));
+  CHECK_FALSE(s.short_rows);
+  CHECK(s.blocks == 1000);
+  CHECK(s.threads == 256);
+  s = cu::plan_launch(mk({0, 5}, {3, 45}));
+  CHECK(s.threads == 64);
+  CHECK(s.blocks == 3);
+  s = cu::plan_launch(mk({0, 0}, {1000, 3}));
+  CHECK(s.short_rows);
+  CHECK(s.blocks == 8);
+  s = cu::plan_launch(mk({}, {}));
+  CHECK(s.short_rows);
+  CHECK(s.blocks == 1);
+  s = cu::plan_launch(mk({0, 0}, {ts::index_t(1) << 30, 64}));
+  CHECK(s.blocks == 1u << 20);  // grid-stride beyond
+  CHECK(cu::box_rows(mk({2, 3, 4}, {5, 7, 9})) == 12);
+  CHECK(cu::box_row_length(mk({2, 3, 4}, {5, 7, 9})) == 5);
+}
+
+namespace {
+/// A stand-in for a device-resident array whose chunks are "on" given devices (no memory):
+/// exercises the affinity probe and planning without a GPU.
+struct fake_resident : ts::expression<fake_resident> {
+  using value_type = double;
+  ts::chunk_grid g;
+  std::vector<int> dev;
+  const ts::chunk_grid& grid() const { return g; }
+  int block_device(ts::index_t b) const { return dev[std::size_t(b)]; }
+  const double* block_pointer(ts::index_t) const { return nullptr; }
+  template <class Ctx>
+  ts::stored_accessor<double> bind(const ts::box& b, Ctx& ctx) const {
+    if constexpr (!Ctx::on_host) return ctx.bind_device(*this, b);
+    else return {};
+  }
+};
+}  // namespace
+
+TEST_CASE("affinity probe keeps chunks where their inputs live", "[cuda][scheduler]") {
+  fake_resident f;
+  f.g = ts::chunk_grid::make({8, 6}, {2, 6}, 8);  // 4 blocks of 12 elements
+  f.dev = {3, 3, 1, 1};
+  cu::probe_context p;
+  (void)f.bind(f.g.block_box(0), p);
+  REQUIRE(p.bytes.size() == 4);
+  CHECK(p.bytes[3] == 12 * 8);
+  CHECK(p.bytes[1] == 0);
+  // Output chunks of an expression on a different chunking: bytes per overlapping chunk.
+  cu::probe_context q;
+  auto e = ts::rechunk(f + 1.0, {3, 3});
+  ts::box bx = e.grid().block_box(2);  // rows 3..6, cols 0..3
+  (void)e.bind(bx, q);
+  CHECK(q.bytes[3] == 1 * 3 * 8);
+  CHECK(q.bytes[1] == 2 * 3 * 8);
+  // Planning over policy devices {1, 3}: blocks 0,1 -> device 3 (index 1), 2,3 -> device 1.
+  auto as = cu::plan_assignment(f * 2.0, {1, 3});
+  CHECK(as == std::vector<int>{1, 1, 0, 0});
+  // Host arrays have no affinity: round-robin.
+  auto h = ts::from_xtensor(xt::xarray<double>::from_shape({8, 6}), {2, 6});
+  CHECK(cu::plan_assignment(h + 1.0, {0, 1}) == std::vector<int>{0, 1, 0, 1});
+}
+
+TEST_CASE("CUDA errors name the call, the device and the message", "[cuda][errors]") {
+  try {
+    TESSERA_CUDA_CHECK(cudaErrorInvalidValue);
+    FAIL("no throw");
+  } catch (const ts::cuda_error& e) {
+    std::string m = e.what();
+    CHECK(m.find("cudaErrorInvalidValue") != std::string::npos);
+    CHECK(m.find("`cudaErrorInvalidValue`") != std::string::npos);  // the call text
+    CHECK(m.find(cudaGetErrorString(cudaErrorInvalidValue)) != std::string::npos);
+    CHECK(m.find("device") != std::string::npos);
+    CHECK(m.find("test_cuda_logic.cu") != std::string::npos);
+  }
+  CHECK_THROWS_AS(TESSERA_CUDA_LIB_CHECK("cuBLAS", 7), std::runtime_error);
+  CHECK_NOTHROW(TESSERA_CUDA_CHECK(cudaSuccess));
+}
+
+TEST_CASE("without a usable device: ts::cuda throws, auto_backend falls back", "[cuda][fallback]") {
+  auto x = ts::arange<double>(0, 10, 1, {3}) * 2.0;
+  auto ref = ts::compute(x);
+  // auto_backend gives the same values either way.
+  CHECK(bitwise_equal(ts::compute(x, ts::auto_backend{}), ref));
+  CHECK(ts::item(ts::full<double>({1}, 2.5), ts::best{}) == 2.5);
+  auto p = ts::persist(x, ts::auto_backend{});
+  CHECK(bitwise_equal(ts::compute(p), ref));
+  CHECK(bitwise_equal(ts::compute(p + 0.0, ts::auto_backend{}), ref));
+  if (ts::cuda::available()) {
+    WARN("a CUDA device is usable here: the no-device checks were not run");
+    CHECK(ts::cuda::unavailable_reason().empty());
+    return;
+  }
+  WARN("no usable CUDA device: " << ts::cuda::unavailable_reason());
+  CHECK_FALSE(p.on_device());
+  CHECK_FALSE(ts::cuda::unavailable_reason().empty());
+  CHECK(cu::fallback_notice().find("runs on the host") != std::string::npos);
+  CHECK_THROWS_AS(ts::compute(x, ts::cuda{}), std::runtime_error);
+  CHECK_THROWS_AS(ts::persist(x, ts::cuda{}), std::runtime_error);
+  CHECK_THROWS_AS(ts::item(ts::ones<double>({1}), ts::cuda{}), std::runtime_error);
+  CHECK_THROWS_AS(x.compute(ts::cuda{.devices = {0}}), std::runtime_error);
+  try {
+    ts::compute(x, ts::cuda{});
+  } catch (const std::runtime_error& e) {
+    std::string m = e.what();
+    CHECK(m.find("no usable CUDA device") != std::string::npos);
+    CHECK(m.find("CUDA_VISIBLE_DEVICES") != std::string::npos);
+  }
+  CHECK(ts::cuda::memory_in_use().empty());
+  CHECK(ts::cuda::memory_reserved().empty());
+  CHECK_NOTHROW(ts::cuda::release_memory());
+}
