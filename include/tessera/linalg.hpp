@@ -1,0 +1,13 @@
+// ts::linalg: linear algebra on chunked 2-D arrays (host backend: LAPACKE + OpenBLAS).
+//   auto [q, r] = ts::linalg::tsqr(a);            auto [q, r] = ts::linalg::qr(a);
+//   auto [u, s, vt] = ts::linalg::svd(a);
+//   auto [u, s, vt] = ts::linalg::svd_compressed(a, k, {.n_power_iter = 2, .seed = 42});
+//   auto c = ts::linalg::matmul(a, b);
+// Link the CMake target tessera::linalg. See docs/linalg.md.
+#pragma once
+#include "linalg/common.hpp"
+#include "linalg/dense_host.hpp"
+#include "linalg/matmul.hpp"
+#include "linalg/svd.hpp"
+#include "linalg/svd_compressed.hpp"
+#include "linalg/tsqr.hpp"

@@ -1,0 +1,192 @@
+// Shared pieces of ts::linalg: result types, options, row-block evaluation of an input
+// expression into dense buffers, layout conversions and the SVD sign convention.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "../backend/host.hpp"
+#include "../compute.hpp"
+#include "../core/context.hpp"
+#include "../core/kernel.hpp"
+#include "../nodes/rechunk.hpp"
+#include "../nodes/remap.hpp"
+#include "../nodes/stored.hpp"
+#include "dense_host.hpp"
+
+namespace tessera::linalg {
+
+/// Q and R of a QR factorization (structured bindings: `auto [q, r] = qr(a)`).
+template <class T>
+struct qr_result {
+  array<T> q;  // m x k, a's row chunks, one column chunk
+  array<T> r;  // k x n, one row chunk, a's column chunks
+};
+
+/// Thin SVD (structured bindings: `auto [u, s, vt] = svd(a)`).
+template <class T>
+struct svd_result {
+  array<T> u;   // m x k
+  array<T> s;   // k, descending
+  array<T> vt;  // k x n
+};
+
+/// Tuning knobs of the TSQR-based factorizations.
+struct tsqr_options {
+  /// Largest number of R factors stacked and factored together; more row blocks reduce
+  /// recursively (a tree of stacked QRs). 0: automatic (stack at most ~16 Mi elements).
+  index_t fanin = 0;
+  /// Largest dense matrix (bytes) a row block or the k x n / k x k factors may occupy;
+  /// larger row blocks are split, a larger k x n refuses (use svd_compressed).
+  double max_dense_bytes = double(std::size_t(4) << 30);
+};
+
+namespace detail {
+
+template <class X>
+using real_of = typename std::remove_cvref_t<X>::value_type;
+
+template <class T>
+constexpr void check_real_type() {
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>,
+                "ts::linalg works on float or double arrays; cast the input first (ts::cast)");
+}
+
+template <class X>
+void check_matrix(const X& a, const char* what) {
+  if (a.dimension() != 2)
+    throw_invalid(what, " needs a 2-D array, got shape ", a.shape());
+  if (a.shape()[0] == 0 || a.shape()[1] == 0)
+    throw_invalid(what, " needs a non-empty matrix, got shape ", a.shape());
+}
+
+/// Row chunks for a row-block pass: a's row chunks, split further where a row block of n
+/// columns would exceed `max_bytes`.
+inline std::vector<index_t> pass_row_chunks(const std::vector<index_t>& rows, index_t n,
+                                            std::size_t itemsize, double max_bytes) {
+  const index_t cap = std::max<index_t>(1, index_t(max_bytes / (double(n) * double(itemsize))));
+  std::vector<index_t> out;
+  for (index_t r : rows) {
+    if (r <= cap) {
+      out.push_back(r);
+      continue;
+    }
+    const index_t pieces = (r + cap - 1) / cap;
+    for (index_t p = 0; p < pieces; ++p) out.push_back(r / pieces + (p < r % pieces ? 1 : 0));
+  }
+  return out;
+}
+
+/// A lowered input whose row blocks are evaluated one at a time into dense buffers.
+template <class L>
+struct row_source {
+  L low;                      // lowered expression with chunks (rows, {n})
+  std::vector<index_t> off;   // row block offsets (size nblocks + 1)
+  index_t n;
+
+  index_t blocks() const { return index_t(off.size()) - 1; }
+  index_t rows(index_t b) const { return off[static_cast<std::size_t>(b) + 1] - off[static_cast<std::size_t>(b)]; }
+
+  /// Row block b, row-major (rows(b) x n, leading dimension n).
+  template <class T>
+  void load_row_major(index_t b, T* out) const {
+    box bx;
+    bx.lo.n = bx.hi.n = 2;
+    bx.lo[0] = off[static_cast<std::size_t>(b)];
+    bx.hi[0] = off[static_cast<std::size_t>(b) + 1];
+    bx.lo[1] = 0;
+    bx.hi[1] = n;
+    host_context ctx;
+    auto acc = low.bind(bx, ctx);
+    ivec st;
+    st.n = 2;
+    st[0] = n;
+    st[1] = 1;
+    write_box(acc, bx, out, st);
+  }
+};
+
+/// Builds a row source over a (2-D value expression): columns in one chunk, rows in `rows`.
+template <class X>
+auto make_row_source(const X& a, const std::vector<index_t>& rows, const host& pol) {
+  const index_t n = a.shape()[1];
+  auto low = rechunk(a, chunks_t{rows, {n}}).lower(pol);
+  row_source<std::remove_cvref_t<decltype(low)>> src{std::move(low), {0}, n};
+  for (index_t r : rows) src.off.push_back(src.off.back() + r);
+  return src;
+}
+
+/// dst (cols x rows, column-major, ld = rows) = transpose of src (rows x cols, row-major).
+template <class T>
+void row_to_col_major(const T* src, index_t rows, index_t cols, T* dst) {
+  constexpr index_t tb = 32;
+  for (index_t i0 = 0; i0 < rows; i0 += tb)
+    for (index_t j0 = 0; j0 < cols; j0 += tb) {
+      const index_t i1 = std::min(rows, i0 + tb), j1 = std::min(cols, j0 + tb);
+      for (index_t j = j0; j < j1; ++j)
+        for (index_t i = i0; i < i1; ++i) dst[j * rows + i] = src[i * cols + j];
+    }
+}
+
+/// Copies a column-major m x n matrix (leading dimension ld) into a row-major chunked array
+/// block whose box inside the (m x n) matrix is [r0, r1) x [c0, c1).
+template <class T>
+void col_major_to_block(const T* src, index_t ld, index_t r0, index_t r1, index_t c0, index_t c1,
+                        T* dst) {
+  const index_t w = c1 - c0;
+  for (index_t i = r0; i < r1; ++i)
+    for (index_t j = c0; j < c1; ++j) dst[(i - r0) * w + (j - c0)] = src[j * ld + i];
+}
+
+/// A new chunked array holding the column-major m x n matrix src with chunks (rows, cols).
+template <class T>
+array<T> array_from_col_major(const T* src, index_t m, index_t n, std::vector<index_t> rows,
+                              std::vector<index_t> cols) {
+  array<T> out(chunk_grid({m, n}, chunks_t{std::move(rows), std::move(cols)}));
+  const chunk_grid& g = out.grid();
+  for (index_t b = 0; b < g.block_count(); ++b) {
+    box bx = g.block_box(b);
+    if (bx.count() == 0) continue;
+    col_major_to_block(src, m, bx.lo[0], bx.hi[0], bx.lo[1], bx.hi[1], out.block_data(b));
+  }
+  return out;
+}
+
+/// A 1-D chunked array (one chunk) from a vector.
+template <class T>
+array<T> array_from_vector(const T* v, index_t k) {
+  array<T> out(chunk_grid({k}, chunks_t{{k}}));
+  std::copy(v, v + k, out.block_data(0));
+  return out;
+}
+
+/// Sign convention (Dask's svd_flip with the decision taken on vt): every row of vt (k x n,
+/// column-major, ld k) is flipped so that its largest-magnitude entry (the first one on ties)
+/// is positive; the same column of u (column-major, rows x k, ld) is flipped with it.
+template <class T>
+void svd_flip_v(T* vt, index_t k, index_t n, T* u, index_t urows, index_t uld) {
+  for (index_t i = 0; i < k; ++i) {
+    index_t best = 0;
+    T bv = T(-1);
+    for (index_t j = 0; j < n; ++j) {
+      T v = std::abs(vt[j * k + i]);
+      if (v > bv) bv = v, best = j;
+    }
+    if (vt[best * k + i] < T(0)) {
+      for (index_t j = 0; j < n; ++j) vt[j * k + i] = -vt[j * k + i];
+      for (index_t r = 0; r < urows; ++r) u[i * uld + r] = -u[i * uld + r];
+    }
+  }
+}
+
+/// Threads for the BLAS inside tasks that already run `tasks` at once on `pol`.
+inline int blas_threads_for(const host& pol, index_t tasks) {
+  const int c = pol.concurrency();
+  if (tasks <= 1) return c;
+  return std::max(1, c / int(std::min<index_t>(tasks, c)));
+}
+
+}  // namespace detail
+}  // namespace tessera::linalg

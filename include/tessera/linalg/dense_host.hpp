@@ -1,0 +1,134 @@
+// Dense per-block kernels of ts::linalg for the host backend: LAPACKE + CBLAS (OpenBLAS).
+//
+// Every chunked algorithm (tsqr.hpp, svd.hpp, matmul.hpp, svd_compressed.hpp) calls the dense
+// kernels only through `dense<Policy>`, so a backend supplies one specialization with this
+// interface (the CUDA backend mirrors it in linalg/dense_cuda.cuh with cuSOLVER/cuBLAS):
+//
+//   dense<P>::geqrf(m, n, a, lda, tau)          QR in place (Householder form), column-major
+//   dense<P>::orgqr(m, n, k, a, lda, tau)       the first n columns of Q, in place
+//   dense<P>::gesdd(m, n, a, lda, s, u, ldu, vt, ldvt)
+//                                               thin SVD (k = min(m, n)); gesvd when gesdd fails
+//   dense<P>::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)   column-major
+//   dense<P>::threads_guard(n)                  RAII: the library's own thread count
+//
+// All matrices are column-major (LAPACK's layout), T is float or double.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <lapacke.h>
+
+#include "../backend/host.hpp"
+#include "../config.hpp"
+
+// OpenBLAS's own thread control (declared in Debian's OpenBLAS cblas.h; declared here too so
+// this header does not depend on which cblas.h the alternatives system selected).
+extern "C" {
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+}
+
+// CBLAS gemm (declared here to avoid clashes between cblas.h variants).
+extern "C" {
+void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float alpha,
+                 const float* a, int lda, const float* b, int ldb, float beta, float* c, int ldc);
+void cblas_dgemm(int layout, int transa, int transb, int m, int n, int k, double alpha,
+                 const double* a, int lda, const double* b, int ldb, double beta, double* c,
+                 int ldc);
+}
+
+namespace tessera::linalg {
+
+template <class P>
+struct dense;
+
+template <>
+struct dense<host> {
+  /// Sets OpenBLAS's thread count for the guard's lifetime (restored afterwards).
+  class threads_guard {
+   public:
+    explicit threads_guard(int n) : old_(openblas_get_num_threads()) {
+      openblas_set_num_threads(std::max(1, n));
+    }
+    ~threads_guard() { openblas_set_num_threads(old_); }
+    threads_guard(const threads_guard&) = delete;
+    threads_guard& operator=(const threads_guard&) = delete;
+
+   private:
+    int old_;
+  };
+
+  static void check(lapack_int info, const char* what) {
+    if (info != 0)
+      throw std::runtime_error(std::string("tessera::linalg: LAPACK ") + what +
+                               " failed with info " + std::to_string(info));
+  }
+  static lapack_int li(index_t v) { return lapack_int(std::max<index_t>(v, 1)); }
+
+  // --- QR -------------------------------------------------------------------------------------
+  static void geqrf(index_t m, index_t n, double* a, index_t lda, double* tau) {
+    check(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), a, li(lda), tau), "dgeqrf");
+  }
+  static void geqrf(index_t m, index_t n, float* a, index_t lda, float* tau) {
+    check(LAPACKE_sgeqrf(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), a, li(lda), tau), "sgeqrf");
+  }
+  static void orgqr(index_t m, index_t n, index_t k, double* a, index_t lda, const double* tau) {
+    check(LAPACKE_dorgqr(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), lapack_int(k), a,
+                         li(lda), tau),
+          "dorgqr");
+  }
+  static void orgqr(index_t m, index_t n, index_t k, float* a, index_t lda, const float* tau) {
+    check(LAPACKE_sorgqr(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), lapack_int(k), a,
+                         li(lda), tau),
+          "sorgqr");
+  }
+
+  // --- SVD ------------------------------------------------------------------------------------
+  /// Thin SVD of the m x n matrix a (destroyed): s (k), u (m x k), vt (k x n), k = min(m, n).
+  /// Divide and conquer (gesdd); falls back to QR iteration (gesvd) if gesdd does not converge.
+  template <class T>
+  static void gesdd(index_t m, index_t n, T* a, index_t lda, T* s, T* u, index_t ldu, T* vt,
+                    index_t ldvt) {
+    const index_t k = std::min(m, n);
+    std::vector<T> keep(a, a + lda * n);  // gesdd destroys a; gesvd needs the original
+    lapack_int info;
+    if constexpr (std::is_same_v<T, double>)
+      info = LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'S', lapack_int(m), lapack_int(n), a, li(lda), s, u,
+                            li(ldu), vt, li(ldvt));
+    else
+      info = LAPACKE_sgesdd(LAPACK_COL_MAJOR, 'S', lapack_int(m), lapack_int(n), a, li(lda), s, u,
+                            li(ldu), vt, li(ldvt));
+    if (info == 0) return;
+    if (info < 0) check(info, "gesdd");
+    std::copy(keep.begin(), keep.end(), a);
+    std::vector<T> superb(std::size_t(std::max<index_t>(k, 2)));
+    if constexpr (std::is_same_v<T, double>)
+      info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'S', lapack_int(m), lapack_int(n), a, li(lda),
+                            s, u, li(ldu), vt, li(ldvt), superb.data());
+    else
+      info = LAPACKE_sgesvd(LAPACK_COL_MAJOR, 'S', 'S', lapack_int(m), lapack_int(n), a, li(lda),
+                            s, u, li(ldu), vt, li(ldvt), superb.data());
+    check(info, "gesvd");
+  }
+
+  // --- GEMM -----------------------------------------------------------------------------------
+  /// c = alpha * op(a) * op(b) + beta * c, column-major; op(x) = x' when the flag is set.
+  static void gemm(bool ta, bool tb, index_t m, index_t n, index_t k, double alpha,
+                   const double* a, index_t lda, const double* b, index_t ldb, double beta,
+                   double* c, index_t ldc) {
+    if (m == 0 || n == 0) return;
+    cblas_dgemm(102, ta ? 112 : 111, tb ? 112 : 111, int(m), int(n), int(k), alpha, a,
+                int(li(lda)), b, int(li(ldb)), beta, c, int(li(ldc)));
+  }
+  static void gemm(bool ta, bool tb, index_t m, index_t n, index_t k, float alpha, const float* a,
+                   index_t lda, const float* b, index_t ldb, float beta, float* c, index_t ldc) {
+    if (m == 0 || n == 0) return;
+    cblas_sgemm(102, ta ? 112 : 111, tb ? 112 : 111, int(m), int(n), int(k), alpha, a,
+                int(li(lda)), b, int(li(ldb)), beta, c, int(li(ldc)));
+  }
+};
+
+}  // namespace tessera::linalg

@@ -1,0 +1,59 @@
+// Thin SVD of a chunked matrix through TSQR: A = Q R (tsqr.hpp), R = U_R S V' (dense gesdd on
+// the k x k factor), U = Q U_R written block by block with a's row chunks. Short-fat matrices
+// are factored through their transpose (ts::transpose, lazy).
+//
+// Sign convention: each singular pair is flipped so that, in the square k x k factor (vt when
+// m >= n, u when m < n), the largest-magnitude entry of the pair's vector (the first on ties)
+// is positive (Dask's svd_flip with the decision taken on that factor).
+#pragma once
+#include "tsqr.hpp"
+
+namespace tessera::linalg {
+namespace detail {
+
+/// SVD of a tall (m >= n) matrix expression. vt gets column chunks `vcols`.
+template <class T, class X>
+svd_result<T> svd_tall(const X& a, const host& pol, const tsqr_options& opt,
+                       const std::vector<index_t>& vcols) {
+  const index_t n = a.shape()[1];
+  auto rows = pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.max_dense_bytes);
+  auto src = make_row_source(a, rows, pol);
+  auto f = tsqr_factor_source<T>(pol, src, opt);
+  const index_t k = f.k;  // == n for m >= n
+  std::vector<T> s(static_cast<std::size_t>(k)), ur(std::size_t(k * k)), vt(std::size_t(k * n));
+  {
+    dense<host>::threads_guard g(pol.concurrency());
+    dense<host>::gesdd(k, n, f.r.data(), k, s.data(), ur.data(), k, vt.data(), k);
+  }
+  svd_flip_v(vt.data(), k, n, ur.data(), k, k);
+  svd_result<T> res;
+  res.s = array_from_vector(s.data(), k);
+  res.vt = array_from_col_major(vt.data(), k, n, {k}, vcols);
+  res.u = tsqr_apply_array<T>(pol, f, ur.data(), k);
+  return res;
+}
+
+}  // namespace detail
+
+/// Thin SVD of a 2-D value expression a (m x n): u (m x k, a's row chunks), s (k, descending),
+/// vt (k x n, a's column chunks), k = min(m, n). Tall-skinny inputs with several column chunks
+/// are combined per row block; short-fat ones go through the transpose. Throws
+/// std::invalid_argument when the k x k factors do not fit (`opt.max_dense_bytes`): use
+/// svd_compressed then.
+template <expression_type X>
+svd_result<detail::real_of<X>> svd(const X& a, const host& pol = {}, const tsqr_options& opt = {}) {
+  using T = detail::real_of<X>;
+  detail::check_real_type<T>();
+  detail::check_matrix(a, "svd");
+  const index_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
+  detail::check_dense_fits(a, k, k, sizeof(T), opt, "the SVD");
+  if (m >= n) return detail::svd_tall<T>(a, pol, opt, a.chunks()[1]);
+  auto t = detail::svd_tall<T>(transpose(a), pol, opt, a.chunks()[0]);
+  svd_result<T> res;
+  res.u = persist(transpose(t.vt), pol);
+  res.s = t.s;
+  res.vt = persist(transpose(t.u), pol);
+  return res;
+}
+
+}  // namespace tessera::linalg

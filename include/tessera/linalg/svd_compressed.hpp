@@ -1,0 +1,191 @@
+// Randomized truncated SVD (Halko, Martinsson & Tropp 2011, algorithm 4.4 with re-orthogonal-
+// ization between power iterations), evaluated row block by row block:
+//
+//   Omega  n x l Gaussian test matrix, l = min(k + oversampling, n)  (counter-based: a
+//          ts::generated leaf whose element i is a normal draw hashed from (seed, i))
+//   Y = A Omega;  repeat n_power_iter times: Q = tsqr(Y), Z = orth(A' Q), Y = A Z
+//   Q = tsqr(Y);  B' = A' Q (n x l);  B = U_B S V';  U = Q U_B[:, :k]
+//
+// Each pass evaluates every input row block once: 2 + 2 * n_power_iter passes in all. Y, Q
+// and U live in row blocks (a's row chunks); only n x l and l x l matrices are dense.
+#pragma once
+#include <cstdint>
+
+#include "../nodes/generated.hpp"
+#include "tsqr.hpp"
+
+namespace tessera::linalg {
+
+struct svd_compressed_options {
+  index_t n_power_iter = 0;  // power (subspace) iterations; 1-2 sharpen a slow spectral decay
+  std::uint64_t seed = 0;    // seed of the Gaussian test matrix
+  index_t oversampling = 10; // extra test vectors beyond k
+  tsqr_options tsqr{};
+};
+
+namespace detail {
+
+/// Element i of a standard normal matrix from (seed, i): two 53-bit uniforms from a
+/// splitmix64-style hash of the counter, Box-Muller. Deterministic on every backend.
+template <class T>
+struct hash_normal {
+  using value_type = T;
+  std::uint64_t seed;
+  TESSERA_HD static std::uint64_t mix(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  TESSERA_HD T operator()(index_t i) const {
+    const std::uint64_t base = mix(seed ^ 0x9E3779B97F4A7C15ull) + 2 * std::uint64_t(i) * 0x9E3779B97F4A7C15ull;
+    const std::uint64_t a = mix(base), b = mix(base + 0x9E3779B97F4A7C15ull);
+    const double u1 = (double(a >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+    const double u2 = double(b >> 11) * 0x1.0p-53;          // [0, 1)
+    return T(__builtin_sqrt(-2.0 * __builtin_log(u1)) * __builtin_cos(6.283185307179586 * u2));
+  }
+};
+
+template <class T, class Src>
+svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compressed_options& opt,
+                                  const host& pol, const std::vector<index_t>& vcols) {
+  const index_t n = src.n, B = src.blocks();
+  const index_t l = std::min(n, k + std::max<index_t>(0, opt.oversampling));
+  std::vector<index_t> rows;
+  for (index_t b = 0; b < B; ++b) rows.push_back(src.rows(b));
+
+  // Omega, row-major n x l (== column-major l x n).
+  generated<hash_normal<T>> omega_expr(hash_normal<T>{opt.seed}, chunk_grid({n, l}, chunks_t{{n}, {l}}));
+  std::vector<T> omega_t(std::size_t(n * l));
+  tessera::detail::evaluate_into(omega_expr, pol, omega_t.data());
+
+  // y[b]: row-major rows x l (== column-major l x rows)
+  std::vector<std::vector<T>> y(static_cast<std::size_t>(B));
+  const int bt = blas_threads_for(pol, B);
+  // Y = A X' where xt is column-major l x n (X' row-major n x l); trans: xt is n x l col-major.
+  auto pass_y = [&](const T* x, bool x_is_col_major_n_by_l) {
+    dense<host>::threads_guard g(bt);
+    tessera::detail::for_each_block(pol, B, [&](index_t b) {
+      const index_t mb = src.rows(b);
+      std::vector<T> ab(std::size_t(mb * n));
+      src.template load_row_major<T>(b, ab.data());  // column-major n x mb == A_b'
+      auto& yb = y[static_cast<std::size_t>(b)];
+      yb.resize(std::size_t(mb * l));
+      // Y_b' (l x mb) = X' (l x n) A_b' (n x mb)
+      if (x_is_col_major_n_by_l)
+        dense<host>::gemm(true, false, l, mb, n, T(1), x, n, ab.data(), n, T(0), yb.data(), l);
+      else
+        dense<host>::gemm(false, false, l, mb, n, T(1), x, l, ab.data(), n, T(0), yb.data(), l);
+    });
+  };
+  // Z = A' Q (column-major n x l), partial sums per block summed in block order.
+  auto pass_z = [&](const std::vector<std::vector<T>>& q, std::vector<T>& z) {
+    std::vector<std::vector<T>> part(static_cast<std::size_t>(B));
+    {
+      dense<host>::threads_guard g(bt);
+      tessera::detail::for_each_block(pol, B, [&](index_t b) {
+        const index_t mb = src.rows(b);
+        std::vector<T> ab(std::size_t(mb * n));
+        src.template load_row_major<T>(b, ab.data());
+        auto& pb = part[static_cast<std::size_t>(b)];
+        pb.resize(std::size_t(n * l));
+        // A_b' (n x mb, col-major ld n) * Q_b (mb x l) where q[b] is column-major l x mb
+        dense<host>::gemm(false, true, n, l, mb, T(1), ab.data(), n, q[static_cast<std::size_t>(b)].data(), l,
+                          T(0), pb.data(), n);
+      });
+    }
+    z.assign(std::size_t(n * l), T(0));
+    for (auto& pb : part)
+      for (std::size_t i = 0; i < z.size(); ++i) z[i] += pb[i];
+  };
+  // Q = orth(Y) by TSQR over the row blocks of Y; q[b] row-major rows x l.
+  auto orth_y = [&](std::vector<std::vector<T>>& q) {
+    auto f = tsqr_factor<T>(pol, rows, l, [&](index_t b, T* cm) {
+      row_to_col_major(y[static_cast<std::size_t>(b)].data(), src.rows(b), l, cm);
+    }, opt.tsqr);
+    const index_t kq = f.k;
+    q.assign(static_cast<std::size_t>(B), {});
+    for (index_t b = 0; b < B; ++b) q[static_cast<std::size_t>(b)].resize(std::size_t(src.rows(b) * kq));
+    tsqr_apply(pol, f, static_cast<const T*>(nullptr), kq, [&](index_t b) { return q[static_cast<std::size_t>(b)].data(); });
+    return kq;
+  };
+
+  pass_y(omega_t.data(), false);
+  std::vector<std::vector<T>> q;
+  std::vector<T> z;
+  for (index_t it = 0; it < opt.n_power_iter; ++it) {
+    orth_y(q);
+    pass_z(q, z);  // n x l
+    std::vector<T> rz;
+    qr_in_place(n, l, z, rz);  // z: orthonormal n x l (l <= n)
+    pass_y(z.data(), true);
+  }
+  const index_t lq = orth_y(q);
+  if (lq != l) throw_invalid("svd_compressed: internal rank mismatch ", lq, " != ", l);
+  pass_z(q, z);  // B' = A' Q, column-major n x l
+  // B = Z' (l x n): column-major copy, then the dense SVD.
+  std::vector<T> bm(std::size_t(l * n));
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < l; ++i) bm[std::size_t(j * l + i)] = z[std::size_t(i * n + j)];
+  std::vector<T> s(static_cast<std::size_t>(l)), ub(std::size_t(l * l)), vt(std::size_t(l * n));
+  {
+    dense<host>::threads_guard g(pol.concurrency());
+    dense<host>::gesdd(l, n, bm.data(), l, s.data(), ub.data(), l, vt.data(), l);
+  }
+  // Truncate to k: vt rows 0..k-1 (column-major k x n), ub columns 0..k-1 (l x k).
+  std::vector<T> vtk(std::size_t(k * n));
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < k; ++i) vtk[std::size_t(j * k + i)] = vt[std::size_t(j * l + i)];
+  svd_flip_v(vtk.data(), k, n, ub.data(), l, l);
+
+  svd_result<T> res;
+  res.s = array_from_vector(s.data(), k);
+  res.vt = array_from_col_major(vtk.data(), k, n, {k}, vcols);
+  index_t m = 0;
+  for (auto r : rows) m += r;
+  res.u = array<T>(chunk_grid({m, k}, chunks_t{rows, {k}}));
+  for (index_t b = 0; b < B; ++b) res.u.block_data(b);
+  {
+    dense<host>::threads_guard g(bt);
+    tessera::detail::for_each_block(pol, B, [&](index_t b) {
+      // U_b' (k x mb) = U_B[:, :k]' (k x l) Q_b' (l x mb)
+      dense<host>::gemm(true, false, k, src.rows(b), l, T(1), ub.data(), l, q[static_cast<std::size_t>(b)].data(),
+                        l, T(0), res.u.block_data(b), k);
+    });
+  }
+  return res;
+}
+
+}  // namespace detail
+
+/// Rank-k randomized SVD of a 2-D value expression (any shape; short-fat via the transpose):
+/// u (m x k, a's row chunks), s (k, descending), vt (k x n), same sign convention as svd().
+template <expression_type X>
+svd_result<detail::real_of<X>> svd_compressed(const X& a, index_t k,
+                                              const svd_compressed_options& opt = {},
+                                              const host& pol = {}) {
+  using T = detail::real_of<X>;
+  detail::check_real_type<T>();
+  detail::check_matrix(a, "svd_compressed");
+  const index_t m = a.shape()[0], n = a.shape()[1];
+  if (k < 1 || k > std::min(m, n))
+    throw_invalid("svd_compressed: k = ", k, " must be in [1, ", std::min(m, n), "] for shape ",
+                  a.shape());
+  if (opt.n_power_iter < 0)
+    throw_invalid("svd_compressed: n_power_iter = ", opt.n_power_iter, " must be >= 0");
+  if (m >= n) {
+    auto rows = detail::pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.tsqr.max_dense_bytes);
+    return detail::svd_compressed_tall<T>(detail::make_row_source(a, rows, pol), k, opt, pol,
+                                          a.chunks()[1]);
+  }
+  auto at = transpose(a);
+  auto rows = detail::pass_row_chunks(at.chunks()[0], m, sizeof(T), opt.tsqr.max_dense_bytes);
+  auto t = detail::svd_compressed_tall<T>(detail::make_row_source(at, rows, pol), k, opt, pol,
+                                          a.chunks()[0]);
+  svd_result<T> res;
+  res.u = persist(transpose(t.vt), pol);
+  res.s = t.s;
+  res.vt = persist(transpose(t.u), pol);
+  return res;
+}
+
+}  // namespace tessera::linalg

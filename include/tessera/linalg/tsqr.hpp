@@ -1,0 +1,234 @@
+// Tall-skinny QR (TSQR) of a chunked matrix, evaluated row block by row block.
+//
+//   pass 1 (parallel over row blocks): A_b = Q_b R_b             (geqrf + orgqr per block)
+//   reduce: stack the R_b and factor them, [R_1; ...; R_B] = P R; when there are more than
+//           `fanin` R factors, groups of fanin are stacked and factored in parallel and their
+//           R factors reduced recursively (a tree), P_b = Q_group[b rows] * P_group
+//   pass 2 (parallel over row blocks): Q's block b = Q_b P_b X  (X: identity for QR, U_R for
+//           the SVD) written straight into the row-major chunk of the result.
+//
+// Q and the result keep the input's row chunks; the input is never materialized whole: each
+// row block is evaluated once (bind + write_box) into a dense buffer.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "common.hpp"
+
+namespace tessera::linalg {
+namespace detail {
+
+/// The factors of a TSQR before the final product.
+template <class T>
+struct tsqr_factors {
+  index_t n = 0, k = 0;                 // columns; k = min(m, n)
+  std::vector<index_t> rows, kb;        // rows of block b; kb = min(rows, n)
+  std::vector<std::vector<T>> q;        // Q_b, column-major rows x kb
+  std::vector<std::vector<T>> p;        // P_b, column-major kb x k
+  std::vector<T> r;                     // R, column-major k x n (upper trapezoidal)
+};
+
+/// In-place QR of the column-major m x n matrix a: a becomes Q (m x kk, kk = min(m, n)),
+/// r the kk x n upper trapezoid. Returns kk.
+template <class T>
+index_t qr_in_place(index_t m, index_t n, std::vector<T>& a, std::vector<T>& r) {
+  const index_t kk = std::min(m, n);
+  std::vector<T> tau(std::size_t(std::max<index_t>(kk, 1)));
+  dense<host>::geqrf(m, n, a.data(), m, tau.data());
+  r.assign(std::size_t(kk * n), T(0));
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i <= std::min(j, kk - 1); ++i) r[std::size_t(j * kk + i)] = a[std::size_t(j * m + i)];
+  dense<host>::orgqr(m, kk, kk, a.data(), m, tau.data());
+  a.resize(std::size_t(m * kk));  // the first kk columns are contiguous
+  return kk;
+}
+
+inline index_t auto_fanin(index_t n, index_t fanin) {
+  if (fanin > 0) return std::max<index_t>(2, fanin);
+  return std::max<index_t>(2, (index_t(1) << 24) / std::max<index_t>(1, n * n));
+}
+
+/// Factors the stack of the column-major factors rs[i] (ks[i] x n): [rs] = [P_i] R.
+/// Sets r (k x n), k = min(sum ks, n) and p[i] (ks[i] x k).
+template <class T>
+void reduce_r(const host& pol, index_t n, std::vector<std::vector<T>>& rs,
+              const std::vector<index_t>& ks, index_t fanin, std::vector<T>& r, index_t& k,
+              std::vector<std::vector<T>>& p) {
+  const index_t cnt = index_t(rs.size());
+  p.assign(static_cast<std::size_t>(cnt), {});
+  auto stack = [&](index_t i0, index_t i1, std::vector<index_t>& offs) {
+    offs.assign(1, 0);
+    for (index_t i = i0; i < i1; ++i) offs.push_back(offs.back() + ks[static_cast<std::size_t>(i)]);
+    const index_t K = offs.back();
+    std::vector<T> s(std::size_t(K * n));
+    for (index_t i = i0; i < i1; ++i) {
+      const index_t ki = ks[static_cast<std::size_t>(i)], o = offs[std::size_t(i - i0)];
+      const T* src = rs[static_cast<std::size_t>(i)].data();
+      for (index_t j = 0; j < n; ++j)
+        std::copy(src + j * ki, src + (j + 1) * ki, s.data() + j * K + o);
+      std::vector<T>().swap(rs[static_cast<std::size_t>(i)]);
+    }
+    return s;
+  };
+  if (cnt == 1) {
+    k = ks[0];
+    r = std::move(rs[0]);
+    p[0].assign(std::size_t(k * k), T(0));
+    for (index_t i = 0; i < k; ++i) p[0][std::size_t(i * k + i)] = T(1);
+    return;
+  }
+  if (cnt <= fanin) {
+    std::vector<index_t> offs;
+    std::vector<T> s = stack(0, cnt, offs);
+    const index_t K = offs.back();
+    {
+      dense<host>::threads_guard g(pol.concurrency());
+      k = qr_in_place(K, n, s, r);
+    }
+    for (index_t i = 0; i < cnt; ++i) {
+      const index_t ki = ks[static_cast<std::size_t>(i)], o = offs[static_cast<std::size_t>(i)];
+      auto& pi = p[static_cast<std::size_t>(i)];
+      pi.resize(std::size_t(ki * k));
+      for (index_t j = 0; j < k; ++j)
+        std::copy(s.data() + j * K + o, s.data() + j * K + o + ki, pi.data() + j * ki);
+    }
+    return;
+  }
+  // A tree level: groups of `fanin` factors, each stacked and factored in parallel.
+  const index_t groups = (cnt + fanin - 1) / fanin;
+  std::vector<std::vector<T>> gq(static_cast<std::size_t>(groups)), gr(static_cast<std::size_t>(groups));
+  std::vector<std::vector<index_t>> goffs(static_cast<std::size_t>(groups));
+  std::vector<index_t> gk(static_cast<std::size_t>(groups));
+  {
+    dense<host>::threads_guard g(blas_threads_for(pol, groups));
+    tessera::detail::for_each_block(pol, groups, [&](index_t gi) {
+      const index_t i0 = gi * fanin, i1 = std::min(cnt, i0 + fanin);
+      auto& offs = goffs[static_cast<std::size_t>(gi)];
+      gq[static_cast<std::size_t>(gi)] = stack(i0, i1, offs);
+      gk[static_cast<std::size_t>(gi)] = qr_in_place(offs.back(), n, gq[static_cast<std::size_t>(gi)], gr[static_cast<std::size_t>(gi)]);
+    });
+  }
+  std::vector<std::vector<T>> gp;
+  reduce_r(pol, n, gr, gk, fanin, r, k, gp);
+  dense<host>::threads_guard g(blas_threads_for(pol, cnt));
+  tessera::detail::for_each_block(pol, cnt, [&](index_t i) {
+    const index_t gi = i / fanin, ki = ks[static_cast<std::size_t>(i)];
+    const index_t K = goffs[static_cast<std::size_t>(gi)].back(), o = goffs[static_cast<std::size_t>(gi)][std::size_t(i - gi * fanin)];
+    auto& pi = p[static_cast<std::size_t>(i)];
+    pi.resize(std::size_t(ki * k));
+    dense<host>::gemm(false, false, ki, k, gk[static_cast<std::size_t>(gi)], T(1), gq[static_cast<std::size_t>(gi)].data() + o, K,
+                      gp[static_cast<std::size_t>(gi)].data(), gk[static_cast<std::size_t>(gi)], T(0), pi.data(), ki);
+  });
+}
+
+/// Pass 1 + reduction. `load(b, buf)` fills buf with row block b (rows[b] x n) column-major.
+template <class T, class Load>
+tsqr_factors<T> tsqr_factor(const host& pol, const std::vector<index_t>& rows, index_t n,
+                            Load&& load, const tsqr_options& opt) {
+  tsqr_factors<T> f;
+  f.n = n;
+  f.rows = rows;
+  const index_t B = index_t(rows.size());
+  f.kb.resize(static_cast<std::size_t>(B));
+  f.q.resize(static_cast<std::size_t>(B));
+  std::vector<std::vector<T>> rb(static_cast<std::size_t>(B));
+  {
+    dense<host>::threads_guard g(blas_threads_for(pol, B));
+    tessera::detail::for_each_block(pol, B, [&](index_t b) {
+      const index_t mb = rows[static_cast<std::size_t>(b)];
+      std::vector<T> a(std::size_t(mb * n));
+      load(b, a.data());
+      f.kb[static_cast<std::size_t>(b)] = qr_in_place(mb, n, a, rb[static_cast<std::size_t>(b)]);
+      f.q[static_cast<std::size_t>(b)] = std::move(a);
+    });
+  }
+  reduce_r(pol, n, rb, f.kb, auto_fanin(n, opt.fanin), f.r, f.k, f.p);
+  return f;
+}
+
+/// Pass 1 over a row source (an input expression evaluated row block by row block).
+template <class T, class Src>
+tsqr_factors<T> tsqr_factor_source(const host& pol, const Src& src, const tsqr_options& opt) {
+  std::vector<index_t> rows;
+  for (index_t b = 0; b < src.blocks(); ++b) rows.push_back(src.rows(b));
+  return tsqr_factor<T>(pol, rows, src.n, [&](index_t b, T* cm) {
+    std::vector<T> rm(std::size_t(src.rows(b) * src.n));
+    src.template load_row_major<T>(b, rm.data());
+    row_to_col_major(rm.data(), src.rows(b), src.n, cm);
+  }, opt);
+}
+
+/// Pass 2: writes block b of Q X (rows[b] x kx, row-major) to dst(b), where x is k x kx
+/// column-major (nullptr: the identity, kx == k). Frees the Q_b as it goes.
+template <class T, class Dst>
+void tsqr_apply(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst&& dst) {
+  const index_t B = index_t(f.rows.size());
+  dense<host>::threads_guard g(blas_threads_for(pol, B));
+  tessera::detail::for_each_block(pol, B, [&](index_t b) {
+    const index_t mb = f.rows[static_cast<std::size_t>(b)], kb = f.kb[static_cast<std::size_t>(b)];
+    std::vector<T> w;
+    const T* wp = f.p[static_cast<std::size_t>(b)].data();
+    if (x) {
+      w.resize(std::size_t(kb * kx));
+      dense<host>::gemm(false, false, kb, kx, f.k, T(1), wp, kb, x, f.k, T(0), w.data(), kb);
+      wp = w.data();
+    }
+    // row-major (Q_b W_b) == column-major W_b' Q_b'
+    dense<host>::gemm(true, true, kx, mb, kb, T(1), wp, kb, f.q[static_cast<std::size_t>(b)].data(), mb, T(0),
+                      dst(b), kx);
+    std::vector<T>().swap(f.q[static_cast<std::size_t>(b)]);
+    std::vector<T>().swap(f.p[static_cast<std::size_t>(b)]);
+  });
+}
+
+/// Q X as a chunked array with the given row chunks and one column chunk.
+template <class T>
+array<T> tsqr_apply_array(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx) {
+  index_t m = 0;
+  for (auto r : f.rows) m += r;
+  array<T> out(chunk_grid({m, kx}, chunks_t{f.rows, {kx}}));
+  for (index_t b = 0; b < index_t(f.rows.size()); ++b) out.block_data(b);  // allocate serially
+  tsqr_apply(pol, f, x, kx, [&](index_t b) { return out.block_data(b); });
+  return out;
+}
+
+template <class X>
+void check_dense_fits(const X& a, index_t k, index_t n, std::size_t itemsize, const tsqr_options& opt,
+                      const char* what) {
+  if (3.0 * double(k) * double(n) * double(itemsize) > opt.max_dense_bytes)
+    throw_invalid(what, " of the ", a.shape()[0], " x ", a.shape()[1],
+                  " matrix needs dense ", k, " x ", n,
+                  " factors that exceed max_dense_bytes = ", opt.max_dense_bytes,
+                  " (too large in both directions); use ts::linalg::svd_compressed for a "
+                  "truncated randomized SVD instead");
+}
+
+}  // namespace detail
+
+/// QR factorization by TSQR: a (m x n, any 2-D value expression) = q r with q m x k
+/// orthonormal columns (a's row chunks, one column chunk) and r k x n upper trapezoidal,
+/// k = min(m, n). Columns split over several chunks are combined per row block. Each input
+/// row block is evaluated once.
+template <expression_type X>
+qr_result<detail::real_of<X>> tsqr(const X& a, const host& pol = {}, const tsqr_options& opt = {}) {
+  using T = detail::real_of<X>;
+  detail::check_real_type<T>();
+  detail::check_matrix(a, "tsqr");
+  const index_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
+  detail::check_dense_fits(a, k, n, sizeof(T), opt, "QR");
+  auto rows = detail::pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.max_dense_bytes);
+  auto src = detail::make_row_source(a, rows, pol);
+  auto f = detail::tsqr_factor_source<T>(pol, src, opt);
+  qr_result<T> res;
+  res.r = detail::array_from_col_major(f.r.data(), f.k, n, {f.k}, a.chunks()[1]);
+  res.q = detail::tsqr_apply_array<T>(pol, f, nullptr, f.k);
+  return res;
+}
+
+/// QR factorization (TSQR for every shape: short-fat inputs give k = m and an m x n r).
+template <expression_type X>
+qr_result<detail::real_of<X>> qr(const X& a, const host& pol = {}, const tsqr_options& opt = {}) {
+  return tsqr(a, pol, opt);
+}
+
+}  // namespace tessera::linalg

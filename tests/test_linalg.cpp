@@ -1,0 +1,378 @@
+// ts::linalg: TSQR/QR, SVD (tall, short-fat, several column chunks, lazy inputs), matmul and
+// randomized SVD against dense LAPACK references on randomized shapes and chunkings.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <xtensor/xarray.hpp>
+
+#include "support/backends.hpp"
+#include "support/cases.hpp"
+#include <tessera/linalg.hpp>
+
+namespace ts = tessera;
+using namespace testing;
+
+namespace {
+
+template <class T>
+struct tol;
+template <>
+struct tol<double> {
+  static constexpr double rec = 1e-13, orth = 1e-13, s = 1e-12;
+};
+template <>
+struct tol<float> {
+  static constexpr double rec = 2e-5, orth = 2e-5, s = 2e-5;
+};
+
+/// Dense column-major copy of a row-major xarray matrix.
+template <class T>
+std::vector<T> col_major(const xt::xarray<T>& a) {
+  const index_t m = index_t(a.shape()[0]), n = index_t(a.shape()[1]);
+  std::vector<T> out(std::size_t(m * n));
+  for (index_t i = 0; i < m; ++i)
+    for (index_t j = 0; j < n; ++j) out[std::size_t(j * m + i)] = a.data()[i * n + j];
+  return out;
+}
+
+/// Singular values of a dense matrix by LAPACK gesdd (the reference).
+template <class T>
+std::vector<T> lapack_s(const xt::xarray<T>& a) {
+  const index_t m = index_t(a.shape()[0]), n = index_t(a.shape()[1]), k = std::min(m, n);
+  auto cm = col_major(a);
+  std::vector<T> s(static_cast<std::size_t>(k)), u(std::size_t(m * k)), vt(std::size_t(k * n));
+  ts::linalg::dense<ts::host>::gesdd(m, n, cm.data(), m, s.data(), u.data(), m, vt.data(), k);
+  return s;
+}
+
+double fro(const xt::xarray<double>& a) {
+  double s = 0;
+  for (double v : a) s += v * v;
+  return std::sqrt(s);
+}
+
+/// Row-major product of dense matrices in double.
+xt::xarray<double> mm(const xt::xarray<double>& a, const xt::xarray<double>& b, bool ta = false,
+                      bool tb = false) {
+  const std::size_t m = ta ? a.shape()[1] : a.shape()[0], p = ta ? a.shape()[0] : a.shape()[1];
+  const std::size_t n = tb ? b.shape()[0] : b.shape()[1];
+  REQUIRE((tb ? b.shape()[1] : b.shape()[0]) == p);
+  xt::xarray<double> c = xt::zeros<double>({m, n});
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t q = 0; q < p; ++q) {
+      const double x = ta ? a(q, i) : a(i, q);
+      for (std::size_t j = 0; j < n; ++j) c(i, j) += x * (tb ? b(j, q) : b(q, j));
+    }
+  return c;
+}
+
+xt::xarray<double> eye(std::size_t k) {
+  xt::xarray<double> e = xt::zeros<double>({k, k});
+  for (std::size_t i = 0; i < k; ++i) e(i, i) = 1;
+  return e;
+}
+
+template <class T>
+xt::xarray<double> to_double(const xt::xarray<T>& a) {
+  xt::xarray<double> d = xt::xarray<double>::from_shape(a.shape());
+  for (std::size_t i = 0; i < a.size(); ++i) d.data()[i] = double(a.data()[i]);
+  return d;
+}
+
+/// Checks a thin SVD of the dense matrix `a` and its chunk layout.
+template <class T, class X, class P>
+void check_svd(const xt::xarray<T>& a, const X& in, const P& pol,
+               const ts::linalg::svd_result<T>& r) {
+  const std::size_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
+  auto u = to_double(ts::compute(r.u, pol));
+  auto s = to_double(ts::compute(r.s, pol));
+  auto vt = to_double(ts::compute(r.vt, pol));
+  REQUIRE(u.shape() == std::vector<std::size_t>{m, k});
+  REQUIRE(s.shape() == std::vector<std::size_t>{k});
+  REQUIRE(vt.shape() == std::vector<std::size_t>{k, n});
+  CHECK(r.u.chunks()[0] == in.chunks()[0]);   // u keeps a's row chunks
+  CHECK(r.vt.chunks()[1] == in.chunks()[1]);  // vt keeps a's column chunks
+  auto ad = to_double(a);
+  xt::xarray<double> us = u;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < k; ++j) us(i, j) *= s(j);
+  const double na = std::max(fro(ad), 1e-300);
+  const double rec = fro(xt::xarray<double>(mm(us, vt) - ad)) / na;
+  const double ou = fro(xt::xarray<double>(mm(u, u, true) - eye(k)));
+  const double ov = fro(xt::xarray<double>(mm(vt, vt, false, true) - eye(k)));
+  auto sref = lapack_s(a);
+  double se = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    if (i > 0) CHECK(s(i) <= s(i - 1));
+    se = std::max(se, std::abs(s(i) - double(sref[i])) / std::max(double(sref[0]), 1e-300));
+  }
+  INFO("reconstruction " << rec << " U'U-I " << ou << " VtVt'-I " << ov << " s error " << se);
+  CHECK(rec <= tol<T>::rec);
+  CHECK(ou <= tol<T>::orth * std::max<double>(1, std::sqrt(double(k)) / 4));
+  CHECK(ov <= tol<T>::orth * std::max<double>(1, std::sqrt(double(k)) / 4));
+  CHECK(se <= tol<T>::s);
+  // Sign convention: in the square factor the largest-magnitude entry of each vector is > 0.
+  for (std::size_t i = 0; i < k; ++i) {
+    double best = -1, val = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+      double v = m >= n ? vt(i, j) : u(j, i);
+      if (std::abs(v) > best) best = std::abs(v), val = v;
+    }
+    CHECK(val > 0);
+  }
+}
+
+template <class T, class X, class P>
+void check_qr(const xt::xarray<T>& a, const X& in, const P& pol, const ts::linalg::qr_result<T>& r) {
+  const std::size_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
+  auto q = to_double(ts::compute(r.q, pol));
+  auto rr = to_double(ts::compute(r.r, pol));
+  REQUIRE(q.shape() == std::vector<std::size_t>{m, k});
+  REQUIRE(rr.shape() == std::vector<std::size_t>{k, n});
+  CHECK(r.q.chunks()[0] == in.chunks()[0]);
+  auto ad = to_double(a);
+  const double rec = fro(xt::xarray<double>(mm(q, rr) - ad)) / std::max(fro(ad), 1e-300);
+  const double oq = fro(xt::xarray<double>(mm(q, q, true) - eye(k)));
+  double lower = 0;
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < std::min(i, n); ++j) lower = std::max(lower, std::abs(rr(i, j)));
+  INFO("QR - A " << rec << " Q'Q-I " << oq);
+  CHECK(rec <= tol<T>::rec);
+  CHECK(oq <= tol<T>::orth * std::max<double>(1, std::sqrt(double(k)) / 4));
+  CHECK(lower == 0);
+}
+
+/// A random tall case: m >= n, random row and column chunks.
+struct tall_case {
+  shape_t shape;
+  chunks_t chunks;
+};
+tall_case random_tall(std::mt19937_64& rng, index_t maxm, index_t maxn) {
+  index_t n = 1 + index_t(rng() % std::uint64_t(maxn));
+  index_t m = n + index_t(rng() % std::uint64_t(maxm));
+  shape_t sh{m, n};
+  return {sh, random_chunks(rng, sh)};
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("svd of tall matrices matches LAPACK (double)", "[linalg][svd]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(6001);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 12; ++it) {
+    auto c = random_tall(rng, 300, 40);
+    auto d = testing::random_data<double>(rng, c.shape);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(c.shape) << " chunks "
+                 << describe(c.chunks));
+    auto x = ts::from_xtensor(d, c.chunks);
+    check_svd(d, x, pol, ts::linalg::svd(x, pol));
+  }
+}
+
+TEMPLATE_TEST_CASE("svd of tall matrices matches LAPACK (float)", "[linalg][svd]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(6002);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 8; ++it) {
+    auto c = random_tall(rng, 200, 24);
+    auto d = testing::random_data<float>(rng, c.shape);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(c.shape) << " chunks "
+                 << describe(c.chunks));
+    auto x = ts::from_xtensor(d, c.chunks);
+    check_svd(d, x, pol, ts::linalg::svd(x, pol));
+  }
+}
+
+TEMPLATE_TEST_CASE("svd special shapes and inputs", "[linalg][svd]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(6003);
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  SECTION("single row block") {
+    auto d = testing::random_data<double>(rng, {57, 13});
+    auto x = ts::from_xtensor(d, ts::chunks_t{{57}, {13}});
+    check_svd(d, x, pol, ts::linalg::svd(x, pol));
+  }
+  SECTION("one column") {
+    auto d = testing::random_data<double>(rng, {91, 1});
+    auto x = ts::from_xtensor(d, ts::chunks_t{{30, 30, 31}, {1}});
+    check_svd(d, x, pol, ts::linalg::svd(x, pol));
+  }
+  SECTION("square, irregular row chunks, blocks shorter than n") {
+    auto d = testing::random_data<double>(rng, {40, 40});
+    auto x = ts::from_xtensor(d, ts::chunks_t{{3, 17, 1, 11, 8}, {25, 15}});
+    check_svd(d, x, pol, ts::linalg::svd(x, pol));
+  }
+  SECTION("rank deficient: duplicate columns") {
+    auto d = testing::random_data<double>(rng, {120, 16});
+    for (std::size_t i = 0; i < 120; ++i) {
+      d(i, 5) = d(i, 2);
+      d(i, 9) = d(i, 2);
+      d(i, 15) = d(i, 0);
+    }
+    auto x = ts::from_xtensor(d, ts::chunks_t{{50, 50, 20}, {16}});
+    auto r = ts::linalg::svd(x, pol);
+    check_svd(d, x, pol, r);
+    auto s = ts::compute(r.s, pol);
+    CHECK(s(13) <= 1e-12 * s(0));  // three exact zeros
+  }
+  SECTION("short-fat by transposition") {
+    for (int it = 0; it < 4; ++it) {
+      auto c = random_tall(rng, 150, 30);
+      shape_t sh{c.shape[1], c.shape[0]};
+      auto ch = random_chunks(rng, sh);
+      auto d = testing::random_data<double>(rng, sh);
+      INFO("shape " << describe(sh) << " chunks " << describe(ch));
+      auto x = ts::from_xtensor(d, ch);
+      check_svd(d, x, pol, ts::linalg::svd(x, pol));
+    }
+  }
+  SECTION("lazy input expression, several column chunks") {
+    auto d1 = testing::random_data<double>(rng, {150, 20});
+    auto d2 = testing::random_data<double>(rng, {20, 150});
+    auto x1 = ts::from_xtensor(d1, ts::chunks_t{{40, 40, 40, 30}, {7, 7, 6}});
+    auto x2 = ts::from_xtensor(d2, ts::chunks_t{{20}, {75, 75}});
+    auto lazy = ts::sin(x1) * 2.0 + ts::transpose(x2);
+    xt::xarray<double> d = ts::compute(lazy, pol);
+    check_svd(d, lazy, pol, ts::linalg::svd(lazy, pol));
+  }
+  SECTION("recursive TSQR (fan-in 2, many row blocks)") {
+    auto d = testing::random_data<double>(rng, {333, 9});
+    auto x = ts::from_xtensor(d, ts::chunks_t{ts::detail::regular(333, 10), {4, 5}});
+    ts::linalg::tsqr_options opt;
+    opt.fanin = 2;
+    check_svd(d, x, pol, ts::linalg::svd(x, pol, opt));
+    check_qr(d, x, pol, ts::linalg::tsqr(x, pol, opt));
+  }
+  SECTION("deterministic: the same result twice, bit for bit") {
+    auto d = testing::random_data<double>(rng, {200, 12});
+    auto x = ts::from_xtensor(d, ts::chunks_t{{64, 64, 64, 8}, {12}});
+    auto a = ts::linalg::svd(x, pol), b = ts::linalg::svd(x, pol);
+    auto ua = ts::compute(a.u, pol), ub = ts::compute(b.u, pol);
+    CHECK(std::equal(ua.begin(), ua.end(), ub.begin()));
+  }
+}
+
+TEMPLATE_TEST_CASE("svd refuses a matrix too large in both directions", "[linalg][svd]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  auto big = ts::zeros<double>({1000000, 1000000}, {10000, 10000});
+  REQUIRE_THROWS_AS(ts::linalg::svd(big, pol), std::invalid_argument);
+  try {
+    ts::linalg::svd(big, pol);
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("svd_compressed") != std::string::npos);
+  }
+  ts::linalg::tsqr_options opt;
+  opt.max_dense_bytes = 1000;
+  auto x = ts::zeros<double>({100, 20}, {10, 20});
+  CHECK_THROWS_AS(ts::linalg::svd(x, pol, opt), std::invalid_argument);
+  CHECK_THROWS_AS(ts::linalg::svd(ts::zeros<double>({5}, {5}), pol), std::invalid_argument);
+}
+
+TEMPLATE_TEST_CASE("qr and tsqr: Q R = A, Q orthonormal", "[linalg][qr]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(6004);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 10; ++it) {
+    auto c = random_tall(rng, 250, 30);
+    if (it % 3 == 2) {  // short-fat too
+      std::swap(c.shape[0], c.shape[1]);
+      c.chunks = random_chunks(rng, c.shape);
+    }
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(c.shape) << " chunks "
+                 << describe(c.chunks));
+    if (it % 2) {
+      auto d = testing::random_data<double>(rng, c.shape);
+      auto x = ts::from_xtensor(d, c.chunks);
+      check_qr(d, x, pol, ts::linalg::qr(x, pol));
+    } else {
+      auto d = testing::random_data<float>(rng, c.shape);
+      auto x = ts::from_xtensor(d, c.chunks);
+      check_qr(d, x, pol, ts::linalg::tsqr(x, pol));
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("matmul matches a dense product", "[linalg][matmul]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(6005);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 10; ++it) {
+    const index_t m = 1 + index_t(rng() % 60), p = 1 + index_t(rng() % 60), n = 1 + index_t(rng() % 60);
+    auto ca = random_chunks(rng, {m, p});
+    auto cb = random_chunks(rng, {p, n});
+    auto da = testing::random_data<double>(rng, {m, p});
+    auto db = testing::random_data<double>(rng, {p, n});
+    INFO("seed " << seed << " iteration " << it << " a " << describe(ca) << " b " << describe(cb));
+    auto a = ts::from_xtensor(da, ca);
+    auto b = ts::from_xtensor(db, cb);
+    auto c = ts::linalg::matmul(a * 1.0, b, pol);  // lazy left operand
+    CHECK(c.chunks()[0] == ca[0]);
+    CHECK(c.chunks()[1] == cb[1]);
+    auto ref = mm(da, db);
+    auto got = ts::compute(c, pol);
+    // inputs are multiples of 1/8 below 10 in magnitude: the products are exact
+    CHECK(fro(xt::xarray<double>(got - ref)) == 0);
+  }
+  auto a = ts::zeros<double>({4, 5}, {2, 5});
+  CHECK_THROWS_AS(ts::linalg::matmul(a, a, pol), std::invalid_argument);
+}
+
+TEMPLATE_TEST_CASE("svd_compressed: top singular values of a decaying spectrum",
+                   "[linalg][svd_compressed]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(6006);
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  // A = U0 diag(0.6^i) V0' with random orthonormal U0 (m x r), V0 (n x r).
+  const index_t m = 400, n = 60, r = 60, k = 6;
+  auto orth = [&](index_t rows, index_t cols) {
+    std::normal_distribution<double> N;
+    std::vector<double> a(std::size_t(rows * cols)), rr;
+    for (auto& v : a) v = N(rng);
+    ts::linalg::detail::qr_in_place(rows, cols, a, rr);
+    return a;  // column-major rows x cols
+  };
+  auto u0 = orth(m, r), v0 = orth(n, r);
+  xt::xarray<double> d = xt::zeros<double>({std::size_t(m), std::size_t(n)});
+  for (index_t q = 0; q < r; ++q) {
+    const double sq = std::pow(0.6, double(q));
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) d(i, j) += sq * u0[q * m + i] * v0[q * n + j];
+  }
+  for (int tall = 0; tall < 2; ++tall) {
+    xt::xarray<double> dd = tall ? d : xt::xarray<double>(xt::transpose(d));
+    auto x = ts::from_xtensor(dd, tall ? ts::chunks_t{{100, 100, 100, 100}, {30, 30}}
+                                       : ts::chunks_t{{60}, {150, 250}});
+    auto res = ts::linalg::svd_compressed(x, k, {.n_power_iter = 2, .seed = 42}, pol);
+    auto s = ts::compute(res.s, pol);
+    auto u = to_double(ts::compute(res.u, pol));
+    auto vt = to_double(ts::compute(res.vt, pol));
+    REQUIRE(s.size() == std::size_t(k));
+    for (index_t i = 0; i < k; ++i) {
+      INFO("tall " << tall << " s[" << i << "] = " << s(i) << " exact " << std::pow(0.6, i));
+      CHECK(std::abs(s(i) - std::pow(0.6, double(i))) <= 1e-6);
+    }
+    CHECK(fro(xt::xarray<double>(mm(u, u, true) - eye(k))) <= 1e-12);
+    CHECK(fro(xt::xarray<double>(mm(vt, vt, false, true) - eye(k))) <= 1e-12);
+    // A v_i = s_i u_i
+    auto av = mm(to_double(dd), vt, false, true);
+    double e = 0;
+    for (std::size_t i = 0; i < av.shape()[0]; ++i)
+      for (index_t j = 0; j < k; ++j) e = std::max(e, std::abs(av(i, j) - s(j) * u(i, j)));
+    CHECK(e <= 1e-6);
+    // Same seed, same result; another seed, a different test matrix.
+    auto again = ts::linalg::svd_compressed(x, k, {.n_power_iter = 2, .seed = 42}, pol);
+    auto s2 = ts::compute(again.s, pol);
+    CHECK(std::equal(s.begin(), s.end(), s2.begin()));
+  }
+  auto x = ts::zeros<double>({50, 10}, {10, 10});
+  CHECK_THROWS_AS(ts::linalg::svd_compressed(x, 11, {}, pol), std::invalid_argument);
+}
