@@ -73,6 +73,14 @@ double peak_rss_mib() {
   return double(ru.ru_maxrss) / 1024.0;  // Linux: kilobytes
 }
 
+/// User + system CPU seconds of this process so far (all threads).
+double cpu_seconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 double physical_ram_bytes() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? double(pages) * double(page) : 0.0;
@@ -126,6 +134,7 @@ struct row {
   int workers = 0;
   ts::index_t n = 0, chunk = 0;
   double best = NAN, median = NAN;
+  double cpu = NAN;     // CPU seconds (all threads) of the fastest run
   double elements = 0;  // elements entering the mean (or generated, for c:persist)
   std::optional<double> result;
   double rss_mib = 0;
@@ -150,22 +159,22 @@ std::string fmt_rate(double r) {
 }
 
 void print_table(const std::vector<row>& rows, std::ostream& os) {
-  os << "| variant | backend | workers | N | chunk | best | median | elements/s | result | "
-        "peak RSS MiB |\n";
-  os << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  os << "| variant | backend | workers | N | chunk | best | median | CPU (best run) | elements/s "
+        "| result | peak RSS MiB |\n";
+  os << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : rows) {
     os << "| " << r.variant << " | " << r.backend << " | " << r.workers << " | " << r.n << " | "
        << r.chunk << " | ";
     if (!r.note.empty()) {
-      os << "skipped: " << r.note << " | | | | |\n";
+      os << "skipped: " << r.note << " | | | | | |\n";
       continue;
     }
     char res[48] = "-";
     if (r.result) std::snprintf(res, sizeof res, "%.10f", *r.result);
     char rss[32];
     std::snprintf(rss, sizeof rss, "%.0f", r.rss_mib);
-    os << fmt_seconds(r.best) << " | " << fmt_seconds(r.median) << " | "
-       << fmt_rate(r.elements / r.best) << " | " << res << " | " << rss << " |\n";
+    os << fmt_seconds(r.best) << " | " << fmt_seconds(r.median) << " | " << fmt_seconds(r.cpu)
+       << " | " << fmt_rate(r.elements / r.best) << " | " << res << " | " << rss << " |\n";
   }
 }
 
@@ -192,6 +201,7 @@ void write_json(const std::string& path, const std::vector<row>& rows, std::uint
     } else {
       os << ", \"seconds_best\": " << json_num(r.best)
          << ", \"seconds_median\": " << json_num(r.median)
+         << ", \"cpu_seconds\": " << json_num(r.cpu)
          << ", \"elements\": " << json_num(r.elements)
          << ", \"elements_per_s\": " << json_num(r.elements / r.best)
          << ", \"result\": " << (r.result ? json_num(*r.result) : "null")
@@ -205,7 +215,7 @@ void write_json(const std::string& path, const std::vector<row>& rows, std::uint
 // ---------------------------------------------------------------- timing
 
 struct timing {
-  double best = NAN, median = NAN;
+  double best = NAN, median = NAN, cpu = NAN;
   double value = NAN;
 };
 
@@ -214,10 +224,13 @@ struct timing {
   std::vector<double> t;
   timing out;
   for (int i = 0; i < repeat; ++i) {
+    const double c0 = cpu_seconds();
     auto t0 = std::chrono::steady_clock::now();
     double v = f();
     auto t1 = std::chrono::steady_clock::now();
+    const double c1 = cpu_seconds();
     t.push_back(std::chrono::duration<double>(t1 - t0).count());
+    if (t.back() <= *std::min_element(t.begin(), t.end())) out.cpu = c1 - c0;
     out.value = v;
   }
   std::sort(t.begin(), t.end());
@@ -275,6 +288,7 @@ void run_policy([[maybe_unused]] const P& pol, const std::string& backend, int w
   [[maybe_unused]] auto finish = [&](row r, const timing& t, double elements) {
     r.best = t.best;
     r.median = t.median;
+    r.cpu = t.cpu;
     r.elements = elements;
     if (std::isfinite(t.value)) r.result = t.value;
     r.rss_mib = peak_rss_mib();

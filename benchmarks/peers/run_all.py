@@ -131,20 +131,21 @@ def dask_ref(rows, r):
 
 
 def table(rows):
-    out = ["| variant | tool / backend | workers | N | chunk | best | median | elements/s "
+    out = ["| variant | tool / backend | workers | N | chunk | best | median | CPU | elements/s "
            "| vs Dask threads | result | peak RSS MiB |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         head = (f"| {r['variant']} | {label(r)} | {r.get('workers') or '-'} | {r['n']} "
                 f"| {r['chunk'] if r['backend'] != 'numpy' else 'whole'} |")
         if "skipped" in r:
-            out.append(head + f" skipped: {r['skipped']} | | | | | |")
+            out.append(head + f" skipped: {r['skipped']} | | | | | | |")
             continue
         ref = dask_ref(rows, r)
         sp = f"{ref / r['seconds_best']:.3g}x" if ref else "-"
         res = "-" if r.get("result") is None else f"{r['result']:.8f}"
         rss = f"{r['peak_rss_mib']:.0f}" if r.get("peak_rss_mib") is not None else "-"
         out.append(head + f" {fmt_s(r['seconds_best'])} | {fmt_s(r['seconds_median'])} | "
+                   f"{fmt_s(r.get('cpu_seconds'))} | "
                    f"{r['elements_per_s']:.3g} | {sp} | {res} | {rss} |")
     return "\n".join(out)
 
@@ -230,7 +231,8 @@ def section(rows, machine, commands, started, img):
              "elements/s = elements entering the mean (ceil(N/2)^2 for (a), N^2 otherwise; N^2 "
              "generated for c:persist) / best time. Peak RSS is the process's ru_maxrss "
              "(Tessera: one process per configuration, rows in order, so it is a running peak; "
-             "peers: one process per row). `vs Dask threads` = Dask threaded best / row best.",
+             "peers: one process per row). CPU = user + system CPU seconds of the fastest run, all "
+             "threads. `vs Dask threads` = Dask threaded best / row best.",
              "", table(rows), ""]
     g = goals(rows)
     if g:
