@@ -358,7 +358,7 @@ void run_policy([[maybe_unused]] const P& pol, const std::string& backend, int w
         continue;
       }
 #if SEED003_HAVE_RANDOM && SEED003_HAVE_REDUCE
-      std::optional<ts::array<double>> kept;
+      std::optional<decltype(ts::persist(make_x(c), pol))> kept;  // host or device chunks
       // Persist once per repeat (the array is dropped before the next one is made) so the
       // persist row also reports best/median; the last one is kept for variant (c).
       auto tp = time_it(c.repeat, [&] {
@@ -410,7 +410,8 @@ int main(int argc, char** argv) {
   app.add_option("--backend", backends,
                  "host, cuda or auto (comma list allowed); cuda needs a CUDA build");
   app.add_option("--threads", threads,
-                 "host worker threads, 0 = all; a comma list (e.g. 1,2) gives one row each");
+                 "host worker threads (cuda: devices), 0 = all; a comma list (e.g. 1,2) gives "
+                 "one row each");
   app.add_option("--repeat", c.repeat, "timed runs per row (best and median reported)")
       ->check(CLI::PositiveNumber);
   app.add_option("--variant", variants, "comma list of a, b, c, d (or 'all')");
@@ -446,13 +447,24 @@ int main(int argc, char** argv) {
         resolved.push_back("host");
       } else if (b == "auto") {
 #if SEED003_HAVE_CUDA
-        resolved.push_back("cuda");
+        if (ts::cuda::available()) {
+          resolved.push_back("cuda");
+        } else {
+          std::fprintf(stderr, "notice: --backend auto: no usable CUDA device (%s); using host\n",
+                       ts::cuda::unavailable_reason().c_str());
+          resolved.push_back("host");
+        }
 #else
         std::fprintf(stderr, "notice: --backend auto: this build has no CUDA backend; using host\n");
         resolved.push_back("host");
 #endif
       } else if (b == "cuda") {
 #if SEED003_HAVE_CUDA
+        if (!ts::cuda::available()) {
+          std::fprintf(stderr, "error: --backend cuda: no usable CUDA device: %s\n",
+                       ts::cuda::unavailable_reason().c_str());
+          return 2;
+        }
         resolved.push_back("cuda");
 #else
         std::fprintf(stderr,
@@ -477,8 +489,14 @@ int main(int argc, char** argv) {
       }
 #if SEED003_HAVE_CUDA
       if (use == "cuda") {
-        ts::cuda pol{};
-        run_policy(pol, "cuda", 0, c, variants, rows);
+        // --threads on the CUDA backend: the number of devices (0 = every visible device).
+        const int visible = ts::detail::cu::devices().visible;
+        for (int t : thread_list) {
+          ts::cuda pol{};
+          const int k = t == 0 ? visible : std::min(t, visible);
+          for (int d = 0; d < k; ++d) pol.devices.push_back(d);
+          run_policy(pol, "cuda", k, c, variants, rows);
+        }
       }
 #endif
     }
