@@ -1,0 +1,515 @@
+// Element functors of the random arrays: each is a plain-data object whose operator()(flat)
+// (host and device) is the element at flat row-major index `flat`, a pure function of
+// (key, stream, flat). A ts::generated<philox_array<D>> leaf wraps it (nodes/generated.hpp).
+//
+// Word layout (docs/random.md): a distribution D uses D::epb elements per Philox block; element
+// i reads block i / epb of subsequence `stream`, slot i % epb. Rejection samplers continue on a
+// per-element sub-stream: subsequence stream | j << 48 (j = 1, 2, ...), block i.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "../config.hpp"
+#include "math.hpp"
+#include "philox.hpp"
+
+#if !defined(__CUDACC__) && __has_include(<xsimd/xsimd.hpp>)
+#include <xsimd/xsimd.hpp>
+#define TESSERA_RANDOM_XSIMD 1
+#else
+#define TESSERA_RANDOM_XSIMD 0
+#endif
+
+namespace tessera::random {
+
+/// Bit position of the retry index in the subsequence: streams are < 2^48.
+inline constexpr int retry_shift = 48;
+inline constexpr std::uint64_t max_streams = std::uint64_t(1) << retry_shift;
+
+/// Where an element's words come from: generator key, stream, flat element index.
+struct site {
+  philox::key key;
+  std::uint64_t stream;
+  std::uint64_t index;
+  /// Block `index` of retry sub-stream j >= 1 of this element.
+  TESSERA_HD u32x4 retry(std::uint64_t j) const {
+    return philox::at(key, stream | (j << retry_shift), index);
+  }
+};
+
+namespace detail {
+/// p[k] = sqrt(p[k]) for k < n (host). IEEE square roots, vectorized with xsimd when present.
+template <class T>
+inline void sqrt_inplace(T* p, int n) {
+  int k = 0;
+#if TESSERA_RANDOM_XSIMD
+  using B = xsimd::batch<T>;
+  for (; k + int(B::size) <= n; k += int(B::size))
+    xsimd::sqrt(B::load_unaligned(p + k)).store_unaligned(p + k);
+#endif
+  for (; k < n; ++k) p[k] = math::sqrt(p[k]);
+}
+}  // namespace detail
+
+namespace conv {
+/// A 32-bit word as a double, through a signed conversion (vectorizes on AVX2 too). Exact.
+TESSERA_HD TESSERA_INLINE double u32(std::uint32_t a) {
+  return double(std::int32_t(a ^ 0x80000000u)) + 2147483648.0;
+}
+/// 53-bit uniform in [0, 1) from two words (a: high 32 bits, b: top 21 bits used). Exact.
+TESSERA_HD TESSERA_INLINE double u53(std::uint32_t a, std::uint32_t b) {
+  return u32(a) * 0x1p-32 + double(std::int32_t(b >> 11)) * 0x1p-53;
+}
+/// The same 53 bits as a uniform in (0, 1]: (k + 1) 2^-53. Exact.
+TESSERA_HD TESSERA_INLINE double u53_open0(std::uint32_t a, std::uint32_t b) {
+  return u32(a) * 0x1p-32 + double(std::int32_t(b >> 11) + 1) * 0x1p-53;
+}
+/// 24-bit uniform in [0, 1) from one word. Exact.
+TESSERA_HD TESSERA_INLINE float u24(std::uint32_t w) {
+  return float(std::int32_t(w >> 8)) * 0x1p-24f;
+}
+/// Uniform in (0, 1] from one word: (w >> 1) 2^-31 + 2^-32 rounded to float (so the
+/// smallest values keep their resolution: the minimum is 2^-32).
+TESSERA_HD TESSERA_INLINE float u32_open0(std::uint32_t w) {
+  return math::fmad(float(std::int32_t(w >> 1)), 0x1p-31f, 0x1p-32f);
+}
+/// Box-Muller, double: squared radius -2 log u from words (a, b) (u in (0, 1], 53 bits).
+TESSERA_HD TESSERA_INLINE double radius2(std::uint32_t a, std::uint32_t b) {
+  return -2.0 * math::log(u53_open0(a, b));
+}
+/// Box-Muller, double: sine and cosine of the angle 2 pi v, v = c 2^-32 + (d >> 11) 2^-53,
+/// reduced exactly to (pi / 2) (q + f), f in [-1/2, 1/2).
+TESSERA_HD TESSERA_INLINE void angle(std::uint32_t c, std::uint32_t d, double& s, double& co) {
+  const std::uint32_t q = (c + (1u << 29)) >> 30;
+  const std::int32_t rem = std::int32_t(c - (q << 30));
+  const double f = double(rem) * 0x1p-30 + double(std::int32_t(d >> 11)) * 0x1p-51;
+  math::sincos_quadrant(f, q & 3u, s, co);
+}
+/// Box-Muller pair in double: radius from (a, b), angle from (c, d).
+TESSERA_HD TESSERA_INLINE void box_muller(std::uint32_t a, std::uint32_t b, std::uint32_t c,
+                                          std::uint32_t d, double& z0, double& z1) {
+  const double r = math::sqrt(radius2(a, b));
+  double s, co;
+  angle(c, d, s, co);
+  z0 = r * co;
+  z1 = r * s;
+}
+/// Box-Muller, float: squared radius from one word (u in (0, 1], see u32_open0).
+TESSERA_HD TESSERA_INLINE float radius2(std::uint32_t a) {
+  return -2.0f * math::log(u32_open0(a));
+}
+/// Box-Muller, float: sine and cosine of 2 pi b 2^-32 (30 bits of fraction after reduction).
+TESSERA_HD TESSERA_INLINE void angle(std::uint32_t b, float& s, float& co) {
+  const std::uint32_t q = (b + (1u << 29)) >> 30;
+  const std::int32_t rem = std::int32_t(b - (q << 30));
+  math::sincos_quadrant(float(rem) * 0x1p-30f, q & 3u, s, co);
+}
+/// Box-Muller pair in float: radius from a, angle from b.
+TESSERA_HD TESSERA_INLINE void box_muller(std::uint32_t a, std::uint32_t b, float& z0,
+                                          float& z1) {
+  const float r = math::sqrt(radius2(a));
+  float s, co;
+  angle(b, s, co);
+  z0 = r * co;
+  z1 = r * s;
+}
+TESSERA_HD TESSERA_INLINE std::uint64_t mulhi64(std::uint64_t a, std::uint64_t b) {
+#if defined(__CUDA_ARCH__)
+  return __umul64hi(a, b);
+#else
+  return std::uint64_t((unsigned __int128)a * b >> 64);
+#endif
+}
+}  // namespace conv
+
+// ---------------------------------------------------------------------------------------------
+// Distributions. Each has value_type, epb (elements per block) and
+//   TESSERA_HD value_type element(const u32x4& w, int slot, const site& s) const
+// and may define host `blocks(x, y, z, w, nb, out, first)` filling nb * epb elements of nb
+// consecutive blocks (faster than slot-wise element calls), `first` being the first element's site.
+
+/// Uniform on [low, high): low + (high - low) u, u with 53 (double) or 24 (float) bits; a
+/// rounded result equal to high is replaced by the largest value below high.
+template <class T>
+struct uniform_dist {
+  static_assert(std::is_floating_point_v<T>);
+  using value_type = T;
+  static constexpr int epb = std::is_same_v<T, double> ? 2 : 4;
+  T low = 0, width = 1, high = 1, below_high = 0;
+  TESSERA_HD TESSERA_INLINE T map(T u) const {
+    const T r = math::fmad(u, width, low);
+    return r < high ? r : below_high;
+  }
+  TESSERA_HD TESSERA_INLINE T element(const u32x4& w, int slot, const site&) const {
+    if constexpr (epb == 2) return map(conv::u53(w.v[2 * slot], w.v[2 * slot + 1]));
+    else return map(conv::u24(w.v[slot]));
+  }
+  void blocks(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
+              const std::uint32_t* w, int nb, T* __restrict out, const site&) const {
+    for (int j = 0; j < nb; ++j) {
+      if constexpr (epb == 2) {
+        out[2 * j] = map(conv::u53(x[j], y[j]));
+        out[2 * j + 1] = map(conv::u53(z[j], w[j]));
+      } else {
+        out[4 * j] = map(conv::u24(x[j]));
+        out[4 * j + 1] = map(conv::u24(y[j]));
+        out[4 * j + 2] = map(conv::u24(z[j]));
+        out[4 * j + 3] = map(conv::u24(w[j]));
+      }
+    }
+  }
+};
+
+/// Normal(loc, scale) by Box-Muller: double, one block per pair (elements 2p, 2p + 1 = r cos,
+/// r sin); float, one block per two pairs (words 2j, 2j + 1 feed elements 4b + 2j, 4b + 2j + 1).
+template <class T>
+struct normal_dist {
+  static_assert(std::is_floating_point_v<T>);
+  using value_type = T;
+  static constexpr int epb = std::is_same_v<T, double> ? 2 : 4;
+  T loc = 0, scale = 1;
+  TESSERA_HD TESSERA_INLINE T map(T z) const { return math::fmad(scale, z, loc); }
+  TESSERA_HD TESSERA_INLINE T element(const u32x4& w, int slot, const site&) const {
+    T z0, z1;
+    if constexpr (epb == 2) {
+      conv::box_muller(w.v[0], w.v[1], w.v[2], w.v[3], z0, z1);
+    } else {
+      const int p = slot >> 1;
+      conv::box_muller(w.v[2 * p], w.v[2 * p + 1], z0, z1);
+    }
+    return map(slot & 1 ? z1 : z0);
+  }
+  // Host batch: stage 1 (vectorized) the squared radius and the sine/cosine of every pair,
+  // stage 2 the square roots (vectorized via xsimd: gcc keeps sqrt scalar because of errno),
+  // stage 3 the products. Same operations as element(), so bitwise the same values.
+  void blocks(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
+              const std::uint32_t* w, int nb, T* __restrict out, const site&) const {
+    constexpr int ppb = epb / 2;  // pairs per block
+    alignas(64) T r[ppb * (batch_size + 2)], c[ppb * (batch_size + 2)], s[ppb * (batch_size + 2)];
+    for (int j = 0; j < nb; ++j) {
+      if constexpr (ppb == 1) {
+        r[j] = conv::radius2(x[j], y[j]);
+        conv::angle(z[j], w[j], s[j], c[j]);
+      } else {
+        r[2 * j] = conv::radius2(x[j]);
+        conv::angle(y[j], s[2 * j], c[2 * j]);
+        r[2 * j + 1] = conv::radius2(z[j]);
+        conv::angle(w[j], s[2 * j + 1], c[2 * j + 1]);
+      }
+    }
+    const int np = ppb * nb;
+    detail::sqrt_inplace(r, np);
+    for (int p = 0; p < np; ++p) {
+      out[2 * p] = map(r[p] * c[p]);
+      out[2 * p + 1] = map(r[p] * s[p]);
+    }
+  }
+  // Host batch over arbitrary elements (strided views): per lane the pair its slot selects.
+  void lanes(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
+             const std::uint32_t* w, const std::uint64_t* idx, int n, T* __restrict out) const {
+    alignas(64) T r[batch_size + 2], c[batch_size + 2], s[batch_size + 2];
+    for (int k = 0; k < n; ++k) {
+      if constexpr (epb == 2) {
+        r[k] = conv::radius2(x[k], y[k]);
+        conv::angle(z[k], w[k], s[k], c[k]);
+      } else {
+        const bool hi = idx[k] & 2u;
+        r[k] = conv::radius2(hi ? z[k] : x[k]);
+        conv::angle(hi ? w[k] : y[k], s[k], c[k]);
+      }
+    }
+    detail::sqrt_inplace(r, n);
+    for (int k = 0; k < n; ++k) out[k] = map(r[k] * (idx[k] & 1u ? s[k] : c[k]));
+  }
+};
+
+/// Log-normal: exp(mean + sigma z), z the standard normal of normal_dist (same words).
+template <class T>
+struct lognormal_dist {
+  using value_type = T;
+  static constexpr int epb = normal_dist<T>::epb;
+  normal_dist<T> normal;  // loc = mean, scale = sigma
+  TESSERA_HD TESSERA_INLINE T element(const u32x4& w, int slot, const site& s) const {
+    return math::exp(normal.element(w, slot, s));
+  }
+  void blocks(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
+              const std::uint32_t* w, int nb, T* __restrict out, const site& s) const {
+    normal.blocks(x, y, z, w, nb, out, s);
+    for (int k = 0; k < nb * epb; ++k) out[k] = math::exp(out[k]);
+  }
+  void lanes(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
+             const std::uint32_t* w, const std::uint64_t* idx, int n, T* __restrict out) const {
+    normal.lanes(x, y, z, w, idx, n, out);
+    for (int k = 0; k < n; ++k) out[k] = math::exp(out[k]);
+  }
+};
+
+/// Exponential(scale): -log(u) scale, u in (0, 1] (53 bits double, 32 bits float).
+template <class T>
+struct exponential_dist {
+  static_assert(std::is_floating_point_v<T>);
+  using value_type = T;
+  static constexpr int epb = std::is_same_v<T, double> ? 2 : 4;
+  T scale = 1;
+  TESSERA_HD TESSERA_INLINE T element(const u32x4& w, int slot, const site&) const {
+    if constexpr (epb == 2) return (T(0) - math::log(conv::u53_open0(w.v[2 * slot], w.v[2 * slot + 1]))) * scale;
+    else return (T(0) - math::log(conv::u32_open0(w.v[slot]))) * scale;
+  }
+  void blocks(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
+              const std::uint32_t* w, int nb, T* __restrict out, const site&) const {
+    for (int j = 0; j < nb; ++j) {
+      if constexpr (epb == 2) {
+        out[2 * j] = (T(0) - math::log(conv::u53_open0(x[j], y[j]))) * scale;
+        out[2 * j + 1] = (T(0) - math::log(conv::u53_open0(z[j], w[j]))) * scale;
+      } else {
+        out[4 * j] = (T(0) - math::log(conv::u32_open0(x[j]))) * scale;
+        out[4 * j + 1] = (T(0) - math::log(conv::u32_open0(y[j]))) * scale;
+        out[4 * j + 2] = (T(0) - math::log(conv::u32_open0(z[j]))) * scale;
+        out[4 * j + 3] = (T(0) - math::log(conv::u32_open0(w[j]))) * scale;
+      }
+    }
+  }
+};
+
+/// Bernoulli(p) as bool: the 53-bit integer k of random<double>'s element (same words) is below
+/// ceil(p 2^53), i.e. element i is exactly (random<double>(i) < p) for p with <= 53 bits.
+struct bernoulli_dist {
+  using value_type = bool;
+  static constexpr int epb = 2;
+  std::uint64_t threshold = 0;  // in [0, 2^53]
+  TESSERA_HD TESSERA_INLINE static std::uint64_t k53(std::uint32_t a, std::uint32_t b) {
+    return (std::uint64_t(a) << 21) | (b >> 11);
+  }
+  TESSERA_HD TESSERA_INLINE bool element(const u32x4& w, int slot, const site&) const {
+    return k53(w.v[2 * slot], w.v[2 * slot + 1]) < threshold;
+  }
+  void blocks(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
+              const std::uint32_t* w, int nb, bool* __restrict out, const site&) const {
+    for (int j = 0; j < nb; ++j) {
+      out[2 * j] = k53(x[j], y[j]) < threshold;
+      out[2 * j + 1] = k53(z[j], w[j]) < threshold;
+    }
+  }
+};
+
+/// Integers in [low, low + range) without bias (Lemire's multiply-shift with rejection).
+/// range < 2^32: try word 2i, then word 2i + 1, then the four words of block i of each retry
+/// sub-stream j = 1..64. range >= 2^32: the 64-bit value (word 2i << 32 | word 2i + 1), then
+/// two 64-bit values per retry block. A try is rejected with probability < 1/2 (far less for
+/// most ranges), so giving up (and keeping the last, slightly biased, try) has probability
+/// below 2^-129 per element.
+template <class T>
+struct integers_dist {
+  static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>);
+  using value_type = T;
+  static constexpr int epb = 2;
+  static constexpr int max_retry_blocks = 64;
+  std::uint64_t low = 0;     // as two's complement
+  std::uint64_t range = 1;   // high - low >= 1
+  std::uint64_t thresh = 0;  // (2^bits - range) mod range: reject a try whose low part is below
+  bool wide = false;         // range >= 2^32
+
+  // 32-bit try: sets ok, returns the offset.
+  TESSERA_HD TESSERA_INLINE std::uint64_t try32(std::uint32_t x, bool& ok) const {
+    const std::uint64_t m = std::uint64_t(x) * range;
+    ok = std::uint32_t(m) >= std::uint32_t(thresh);
+    return m >> 32;
+  }
+  TESSERA_HD TESSERA_INLINE std::uint64_t try64(std::uint32_t a, std::uint32_t b, bool& ok) const {
+    const std::uint64_t x = (std::uint64_t(a) << 32) | b;
+    ok = x * range >= thresh;
+    return conv::mulhi64(x, range);
+  }
+  TESSERA_HD TESSERA_INLINE T result(std::uint64_t off) const { return T(low + off); }
+
+  /// Retries on the element's sub-stream after the first try(s) failed.
+  TESSERA_HD std::uint64_t retry(const site& s) const {
+    bool ok = false;
+    std::uint64_t off = 0;
+    for (int j = 1; j <= max_retry_blocks; ++j) {
+      const u32x4 r = s.retry(std::uint64_t(j));
+      if (!wide) {
+        for (int k = 0; k < 4; ++k) {
+          off = try32(r.v[k], ok);
+          if (ok) return off;
+        }
+      } else {
+        for (int k = 0; k < 2; ++k) {
+          off = try64(r.v[2 * k], r.v[2 * k + 1], ok);
+          if (ok) return off;
+        }
+      }
+    }
+    return off;
+  }
+  /// First tries from the element's own words: offset and whether one was accepted.
+  TESSERA_HD TESSERA_INLINE std::uint64_t first(std::uint32_t a, std::uint32_t b, bool& ok) const {
+    if (wide) return try64(a, b, ok);
+    bool ok1;
+    const std::uint64_t o0 = try32(a, ok);
+    const std::uint64_t o1 = try32(b, ok1);
+    const std::uint64_t o = ok ? o0 : o1;
+    ok = ok || ok1;
+    return o;
+  }
+  TESSERA_HD T element(const u32x4& w, int slot, const site& s) const {
+    bool ok;
+    std::uint64_t off = first(w.v[2 * slot], w.v[2 * slot + 1], ok);
+    if (!ok) off = retry(s);
+    return result(off);
+  }
+  void blocks(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
+              const std::uint32_t* w, int nb, T* __restrict out, const site& s0) const {
+    bool okv[2 * (batch_size + 2)];
+    for (int j = 0; j < nb; ++j) {
+      bool a, b;
+      out[2 * j] = result(first(x[j], y[j], a));
+      out[2 * j + 1] = result(first(z[j], w[j], b));
+      okv[2 * j] = a;
+      okv[2 * j + 1] = b;
+    }
+    for (int k = 0; k < 2 * nb; ++k)
+      if (!okv[k]) {
+        site s = s0;
+        s.index += std::uint64_t(k);
+        out[k] = result(retry(s));
+      }
+  }
+};
+
+/// Gamma(shape k, scale) by Marsaglia and Tsang (2000), computed in double. Attempt j
+/// (0 <= j < 20) of element i uses block A = block i of subsequence stream | 2j << 48 (j = 0:
+/// the stream itself): a standard normal x (Box-Muller cosine), and block B = block i of
+/// subsequence stream | (2j + 1) << 48: words 0-1 the acceptance uniform, words 2-3 the
+/// uniform U of the k < 1 boost gamma(k + 1) U^(1/k). An attempt is accepted with probability
+/// >= 0.95, so 20 attempts all fail with probability < 1e-26; the element is then d * scale.
+template <class T>
+struct gamma_dist {
+  static_assert(std::is_floating_point_v<T>);
+  using value_type = T;
+  static constexpr int epb = 1;
+  static constexpr int max_attempts = 20;
+  double shape = 1, scale = 1, d = 2.0 / 3, c = 0;  // d = k' - 1/3, c = 1 / sqrt(9 d)
+  bool boost = false;                               // shape < 1
+  TESSERA_HD double sample(const u32x4& a0, const site& s) const {
+    if (shape == 0 || scale == 0) return 0.0;
+    u32x4 a = a0;
+    for (int j = 0; j < max_attempts; ++j) {
+      if (j > 0) a = s.retry(std::uint64_t(2 * j));
+      double x, unused;
+      conv::box_muller(a.v[0], a.v[1], a.v[2], a.v[3], x, unused);
+      const double t = math::fmad(c, x, 1.0);
+      if (!(t > 0)) continue;
+      const double v = t * t * t;
+      const u32x4 b = s.retry(std::uint64_t(2 * j + 1));
+      const double u = conv::u53_open0(b.v[0], b.v[1]);
+      // accept iff log u < x^2 / 2 + d (1 - v + log v)
+      const double rhs = math::fmad(0.5 * x, x, d * ((1.0 - v) + math::log(v)));
+      if (math::log(u) < rhs) {
+        double g = d * v;
+        if (boost) g *= math::exp(math::log(conv::u53_open0(b.v[2], b.v[3])) / shape);
+        return g * scale;
+      }
+    }
+    return d * scale;
+  }
+  TESSERA_HD T element(const u32x4& w, int, const site& s) const { return T(sample(w, s)); }
+};
+
+// ---------------------------------------------------------------------------------------------
+
+namespace detail {
+template <class D>
+concept has_blocks = requires(const D& d, const std::uint32_t* p, typename D::value_type* o,
+                              const site& s) { d.blocks(p, p, p, p, 1, o, s); };
+template <class D>
+concept has_lanes = requires(const D& d, const std::uint32_t* p, const std::uint64_t* i,
+                             typename D::value_type* o) { d.lanes(p, p, p, p, i, 1, o); };
+}  // namespace detail
+
+/// The element functor of a random array: element `flat` of distribution D on (key, stream).
+template <class D>
+struct philox_array {
+  using value_type = typename D::value_type;
+  static constexpr bool batched = true;
+  static constexpr int epb = D::epb;
+  philox::key key;
+  std::uint64_t stream = 0;
+  D dist;
+
+  TESSERA_HD value_type operator()(index_t flat) const {
+    const std::uint64_t i = std::uint64_t(flat);
+    const u32x4 w = philox::at(key, stream, i / epb);
+    return dist.element(w, int(i % epb), site{key, stream, i});
+  }
+
+  /// out[k] = (*this)(flat0 + k * dflat), k < n: Philox on lanes, then the transform.
+  void fill(index_t flat0, index_t dflat, index_t n, value_type* out) const {
+    while (n > 0) {
+      const int m = int(std::min<index_t>(n, batch_size));
+      if (dflat == 1) fill_contiguous(std::uint64_t(flat0), m, out);
+      else fill_lanes(std::uint64_t(flat0), std::uint64_t(dflat), m, out);
+      flat0 += index_t(m) * dflat;
+      out += m;
+      n -= m;
+    }
+  }
+
+ private:
+  static constexpr int max_blocks = int(batch_size) + 2;
+
+  void fill_contiguous(std::uint64_t flat0, int n, value_type* out) const {
+    const std::uint64_t b0 = flat0 / epb;
+    const int nb = int((flat0 + std::uint64_t(n) - 1) / epb - b0) + 1;
+    alignas(64) std::uint32_t lo[max_blocks], hi[max_blocks];
+    alignas(64) std::uint32_t x[max_blocks], y[max_blocks], z[max_blocks], w[max_blocks];
+    for (int j = 0; j < nb; ++j) {
+      const std::uint64_t b = b0 + std::uint64_t(j);
+      lo[j] = std::uint32_t(b);
+      hi[j] = std::uint32_t(b >> 32);
+    }
+    philox::batch(key, stream, lo, hi, nb, x, y, z, w);
+    const site first{key, stream, b0 * epb};
+    const int skip = int(flat0 - b0 * epb);
+    if constexpr (detail::has_blocks<D>) {
+      if (skip == 0 && nb * epb == n) {  // aligned: write straight into out
+        dist.blocks(x, y, z, w, nb, out, first);
+        return;
+      }
+      alignas(64) value_type r[max_blocks * epb];
+      dist.blocks(x, y, z, w, nb, r, first);
+      for (int k = 0; k < n; ++k) out[k] = r[k + skip];
+    } else {
+      for (int k = 0; k < n; ++k) {
+        const int e = k + skip, j = e / epb;
+        out[k] = dist.element(u32x4{{x[j], y[j], z[j], w[j]}}, e % epb,
+                              site{key, stream, first.index + std::uint64_t(e)});
+      }
+    }
+  }
+
+  void fill_lanes(std::uint64_t flat0, std::uint64_t dflat, int n, value_type* out) const {
+    alignas(64) std::uint32_t lo[max_blocks], hi[max_blocks];
+    alignas(64) std::uint32_t x[max_blocks], y[max_blocks], z[max_blocks], w[max_blocks];
+    for (int k = 0; k < n; ++k) {
+      const std::uint64_t b = (flat0 + std::uint64_t(k) * dflat) / epb;
+      lo[k] = std::uint32_t(b);
+      hi[k] = std::uint32_t(b >> 32);
+    }
+    philox::batch(key, stream, lo, hi, n, x, y, z, w);
+    if constexpr (detail::has_lanes<D>) {
+      alignas(64) std::uint64_t idx[max_blocks];
+      for (int k = 0; k < n; ++k) idx[k] = flat0 + std::uint64_t(k) * dflat;
+      dist.lanes(x, y, z, w, idx, n, out);
+      return;
+    }
+    for (int k = 0; k < n; ++k) {
+      const std::uint64_t i = flat0 + std::uint64_t(k) * dflat;
+      out[k] = dist.element(u32x4{{x[k], y[k], z[k], w[k]}}, int(i % epb), site{key, stream, i});
+    }
+  }
+};
+
+}  // namespace tessera::random

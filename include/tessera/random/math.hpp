@@ -1,0 +1,220 @@
+// Branch-free scalar math for the random distributions, written once for host and device.
+//
+// Every multiply-add is an explicit fused multiply-add and the remaining operations are IEEE
+// (add, multiply, divide, sqrt, integer conversions), so a value is bitwise the same whether
+// it comes from the per-element path, the host batch path (which gcc vectorizes: no calls,
+// no branches, no tables) or a CUDA kernel. On a host compiled without FMA instructions
+// (x86-64 below -march=x86-64-v3) fmad() falls back to a*b+c: still deterministic on that
+// host, but the last bit of some values may differ from an FMA host or a GPU.
+#pragma once
+#include <cstdint>
+
+#include "../config.hpp"
+
+namespace tessera::random::math {
+
+TESSERA_HD TESSERA_INLINE double fmad(double a, double b, double c) {
+#if defined(__CUDA_ARCH__)
+  return ::fma(a, b, c);
+#elif defined(__FMA__) || defined(__aarch64__)
+  return __builtin_fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+TESSERA_HD TESSERA_INLINE float fmad(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return ::fmaf(a, b, c);
+#elif defined(__FMA__) || defined(__aarch64__)
+  return __builtin_fmaf(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+TESSERA_HD TESSERA_INLINE std::uint64_t bits(double x) {
+#if defined(__CUDA_ARCH__)
+  return std::uint64_t(__double_as_longlong(x));
+#else
+  return __builtin_bit_cast(std::uint64_t, x);
+#endif
+}
+TESSERA_HD TESSERA_INLINE double from_bits(std::uint64_t b) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double((long long)b);
+#else
+  return __builtin_bit_cast(double, b);
+#endif
+}
+TESSERA_HD TESSERA_INLINE std::uint32_t bits(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  return __builtin_bit_cast(std::uint32_t, x);
+#endif
+}
+TESSERA_HD TESSERA_INLINE float from_bits(std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(b);
+#else
+  return __builtin_bit_cast(float, b);
+#endif
+}
+
+TESSERA_HD TESSERA_INLINE double sqrt(double x) { return ::sqrt(x); }
+TESSERA_HD TESSERA_INLINE float sqrt(float x) { return ::sqrtf(x); }
+
+// ---- natural logarithm of a positive normal finite x ---------------------------------------
+// x = 2^e m, m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172:
+// the odd series to s^21 (double) / s^11 (float) is below half an ulp.
+
+TESSERA_HD TESSERA_INLINE double log(double x) {
+  const std::uint64_t b = bits(x);
+  const std::uint64_t t = b - 0x3FE6A09E667F3BCDull;  // exponent of x / sqrt(1/2)
+  const std::int32_t e = std::int32_t(std::uint32_t(t >> 32)) >> 20;  // 32-bit ops vectorize on AVX2
+  const double m = from_bits(b - (std::uint64_t(std::int64_t(e)) << 52));
+  const double f = m - 1.0;
+  const double s = f / (2.0 + f);
+  const double z = s * s;
+  double p = 1.0 / 21;
+  p = fmad(p, z, 1.0 / 19);
+  p = fmad(p, z, 1.0 / 17);
+  p = fmad(p, z, 1.0 / 15);
+  p = fmad(p, z, 1.0 / 13);
+  p = fmad(p, z, 1.0 / 11);
+  p = fmad(p, z, 1.0 / 9);
+  p = fmad(p, z, 1.0 / 7);
+  p = fmad(p, z, 1.0 / 5);
+  p = fmad(p, z, 1.0 / 3);
+  const double s2 = s + s;
+  const double lm = fmad(s2, z * p, s2);
+  const double ed = double(e);
+  return fmad(ed, 0.6931467056274414, fmad(ed, 4.7493250390316726e-07, lm));
+}
+
+TESSERA_HD TESSERA_INLINE float log(float x) {
+  const std::uint32_t b = bits(x);
+  const std::uint32_t t = b - 0x3F3504F3u;
+  const std::int32_t e = std::int32_t(t) >> 23;
+  const float m = from_bits(std::uint32_t(b - (std::uint32_t(e) << 23)));
+  const float f = m - 1.0f;
+  const float s = f / (2.0f + f);
+  const float z = s * s;
+  float p = 1.0f / 11;
+  p = fmad(p, z, 1.0f / 9);
+  p = fmad(p, z, 1.0f / 7);
+  p = fmad(p, z, 1.0f / 5);
+  p = fmad(p, z, 1.0f / 3);
+  const float s2 = s + s;
+  const float lm = fmad(s2, z * p, s2);
+  const float ef = float(e);
+  return fmad(ef, 0.693115234375f, fmad(ef, 3.1946183e-05f, lm));
+}
+
+// ---- exponential ---------------------------------------------------------------------------
+// n = round(x / ln 2), r = x - n ln 2 in [-0.35, 0.35], Taylor to r^13 (double) / r^8 (float),
+// scaled by 2^n as two factors (gradual underflow and overflow to +inf come out right).
+
+TESSERA_HD TESSERA_INLINE double exp(double x) {
+  x = x < -1400.0 ? -1400.0 : (x > 1400.0 ? 1400.0 : x);  // keeps both 2^n factors normal
+  const double magic = 0x1.8p52;
+  const double kn = fmad(x, 1.4426950408889634, magic);
+  const double n = kn - magic;
+  double r = fmad(-n, 0.6931467056274414, x);
+  r = fmad(-n, 4.7493250390316726e-07, r);
+  double p = 1.6059043836821613e-10;
+  p = fmad(p, r, 2.08767569878681e-09);
+  p = fmad(p, r, 2.505210838544172e-08);
+  p = fmad(p, r, 2.755731922398589e-07);
+  p = fmad(p, r, 2.7557319223985893e-06);
+  p = fmad(p, r, 2.48015873015873e-05);
+  p = fmad(p, r, 0.0001984126984126984);
+  p = fmad(p, r, 0.001388888888888889);
+  p = fmad(p, r, 0.008333333333333333);
+  p = fmad(p, r, 0.041666666666666664);
+  p = fmad(p, r, 0.16666666666666666);
+  p = fmad(p, r, 0.5);
+  p = fmad(p, r, 1.0);
+  p = fmad(p, r, 1.0);
+  const std::int32_t ni = std::int32_t(std::uint32_t(bits(kn) - bits(magic)));  // n, |n| < 2100
+  const std::int32_t n1 = ni / 2, n2 = ni - n1;
+  const double f1 = from_bits(std::uint64_t(std::uint32_t(n1 + 1023)) << 52);
+  const double f2 = from_bits(std::uint64_t(std::uint32_t(n2 + 1023)) << 52);
+  return (p * f1) * f2;
+}
+
+TESSERA_HD TESSERA_INLINE float exp(float x) {
+  x = x < -170.0f ? -170.0f : (x > 170.0f ? 170.0f : x);
+  const float magic = 0x1.8p23f;
+  const float kn = fmad(x, 1.44269504f, magic);
+  const float n = kn - magic;
+  float r = fmad(-n, 0.693115234375f, x);
+  r = fmad(-n, 3.1946183e-05f, r);
+  float p = 2.48015873e-05f;
+  p = fmad(p, r, 1.98412698e-04f);
+  p = fmad(p, r, 1.38888889e-03f);
+  p = fmad(p, r, 8.33333333e-03f);
+  p = fmad(p, r, 4.16666667e-02f);
+  p = fmad(p, r, 1.66666667e-01f);
+  p = fmad(p, r, 0.5f);
+  p = fmad(p, r, 1.0f);
+  p = fmad(p, r, 1.0f);
+  const std::int32_t ni = std::int32_t(bits(kn) - bits(magic));
+  const std::int32_t n1 = ni / 2, n2 = ni - n1;
+  const float f1 = from_bits(std::uint32_t(n1 + 127) << 23);
+  const float f2 = from_bits(std::uint32_t(n2 + 127) << 23);
+  return (p * f1) * f2;
+}
+
+// ---- sine and cosine of a fraction of a turn -------------------------------------------------
+// angle = (pi / 2) (q + f), q in 0..3 the quadrant, f in [-1/2, 1/2] exact: Taylor series of
+// sin(pi f / 2) to f^17 and cos(pi f / 2) to f^16 (double), f^9 / f^10 (float).
+
+TESSERA_HD TESSERA_INLINE void sincos_quadrant(double f, std::uint32_t q, double& s, double& c) {
+  const double z = f * f;
+  double ps = 6.0669357311061955e-12;
+  ps = fmad(ps, z, -6.688035109811468e-10);
+  ps = fmad(ps, z, 5.692172921967927e-08);
+  ps = fmad(ps, z, -3.598843235212085e-06);
+  ps = fmad(ps, z, 0.00016044118478735983);
+  ps = fmad(ps, z, -0.004681754135318688);
+  ps = fmad(ps, z, 0.07969262624616705);
+  ps = fmad(ps, z, -0.6459640975062463);
+  ps = fmad(ps, z, 1.5707963267948966);
+  const double sp = ps * f;
+  double pc = 6.565963114979473e-11;
+  pc = fmad(pc, z, -6.386603083791852e-09);
+  pc = fmad(pc, z, 4.710874778818172e-07);
+  pc = fmad(pc, z, -2.5202042373060607e-05);
+  pc = fmad(pc, z, 0.0009192602748394266);
+  pc = fmad(pc, z, -0.02086348076335296);
+  pc = fmad(pc, z, 0.25366950790104803);
+  pc = fmad(pc, z, -1.2337005501361697);
+  const double cp = fmad(pc, z, 1.0);
+  const bool swap = q & 1u;
+  const double ss = swap ? cp : sp, cc = swap ? sp : cp;
+  s = (q & 2u) ? -ss : ss;
+  c = ((q + 1u) & 2u) ? -cc : cc;
+}
+
+TESSERA_HD TESSERA_INLINE void sincos_quadrant(float f, std::uint32_t q, float& s, float& c) {
+  const float z = f * f;
+  float ps = 1.60441185e-04f;
+  ps = fmad(ps, z, -4.68175414e-03f);
+  ps = fmad(ps, z, 7.96926262e-02f);
+  ps = fmad(ps, z, -6.45964098e-01f);
+  ps = fmad(ps, z, 1.57079633f);
+  const float sp = ps * f;
+  float pc = -2.52020424e-05f;
+  pc = fmad(pc, z, 9.19260275e-04f);
+  pc = fmad(pc, z, -2.08634808e-02f);
+  pc = fmad(pc, z, 2.53669508e-01f);
+  pc = fmad(pc, z, -1.23370055f);
+  const float cp = fmad(pc, z, 1.0f);
+  const bool swap = q & 1u;
+  const float ss = swap ? cp : sp, cc = swap ? sp : cp;
+  s = (q & 2u) ? -ss : ss;
+  c = ((q + 1u) & 2u) ? -cc : cc;
+}
+
+}  // namespace tessera::random::math

@@ -1,0 +1,183 @@
+// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11), written
+// once for host and device, with the counter laid out as cuRAND's device API lays out
+// curandStatePhilox4_32_10_t after curand_init(seed, subsequence, offset):
+//
+//   key     = { seed & 0xffffffff, seed >> 32 }
+//   counter = { c0, c1, c2, c3 } with c0 | c1 << 32 = offset / 4       (the "block")
+//                                    c2 | c3 << 32 = subsequence
+//   curand() returns word (offset % 4) of philox(counter, key): x, y, z, w for 0, 1, 2, 3.
+//
+// So the raw 32-bit word at (seed, subsequence, offset) here equals the first curand() after
+// curand_init(seed, subsequence, offset, &state) on the device (docs/random.md).
+#pragma once
+#include <cstdint>
+
+#if !defined(__CUDACC__) && (defined(__AVX512F__) || defined(__AVX2__))
+#include <immintrin.h>
+#endif
+
+#include "../config.hpp"
+
+namespace tessera::random {
+
+/// Four 32-bit words: a Philox counter or output block (x, y, z, w = v[0..3]).
+struct u32x4 {
+  std::uint32_t v[4];
+};
+
+namespace philox {
+
+inline constexpr std::uint32_t M0 = 0xD2511F53u, M1 = 0xCD9E8D57u;  // round multipliers
+inline constexpr std::uint32_t W0 = 0x9E3779B9u, W1 = 0xBB67AE85u;  // Weyl key increments
+inline constexpr int rounds = 10;
+
+/// Philox4x32-10 of counter (c0..c3) under key (k0, k1): the Random123 / cuRAND bijection.
+TESSERA_HD inline u32x4 block(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2,
+                              std::uint32_t c3, std::uint32_t k0, std::uint32_t k1) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int r = 0; r < rounds; ++r) {
+    const std::uint64_t p0 = std::uint64_t(M0) * c0;
+    const std::uint64_t p1 = std::uint64_t(M1) * c2;
+    const std::uint32_t n0 = std::uint32_t(p1 >> 32) ^ c1 ^ k0;
+    const std::uint32_t n1 = std::uint32_t(p1);
+    const std::uint32_t n2 = std::uint32_t(p0 >> 32) ^ c3 ^ k1;
+    const std::uint32_t n3 = std::uint32_t(p0);
+    c0 = n0;
+    c1 = n1;
+    c2 = n2;
+    c3 = n3;
+    k0 += W0;
+    k1 += W1;
+  }
+  return {{c0, c1, c2, c3}};
+}
+
+/// Generator key of a 64-bit seed (cuRAND: key.x = low half, key.y = high half).
+struct key {
+  std::uint32_t k0 = 0, k1 = 0;
+  TESSERA_HD static key of_seed(std::uint64_t seed) {
+    return {std::uint32_t(seed), std::uint32_t(seed >> 32)};
+  }
+};
+
+/// Philox output at (block = offset / 4, subsequence) under key: the block cuRAND's state holds
+/// after curand_init(seed, subsequence, 4 * block).
+TESSERA_HD inline u32x4 at(key k, std::uint64_t subsequence, std::uint64_t blk) {
+  return block(std::uint32_t(blk), std::uint32_t(blk >> 32), std::uint32_t(subsequence),
+               std::uint32_t(subsequence >> 32), k.k0, k.k1);
+}
+
+#if !defined(__CUDACC__) && (defined(__AVX512F__) || defined(__AVX2__))
+namespace simd {
+#if defined(__AVX512F__)
+using vec = __m512i;
+inline constexpr int lanes = 16;
+TESSERA_INLINE vec load(const std::uint32_t* p) { return _mm512_loadu_si512(p); }
+TESSERA_INLINE void store(std::uint32_t* p, vec v) { _mm512_storeu_si512(p, v); }
+TESSERA_INLINE vec set1(std::uint32_t a) { return _mm512_set1_epi32(int(a)); }
+TESSERA_INLINE vec add(vec a, vec b) { return _mm512_add_epi32(a, b); }
+TESSERA_INLINE vec xor3(vec a, vec b, vec c) { return _mm512_ternarylogic_epi32(a, b, c, 0x96); }
+// lo = low halves of a * m (32-bit lanes), hi = high halves; m holds the multiplier in all lanes.
+TESSERA_INLINE vec mulhilo(vec a, vec m, vec& hi) {
+  const vec pe = _mm512_mul_epu32(a, m);
+  const vec po = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);
+  hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po);
+  return _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+}
+#else
+using vec = __m256i;
+inline constexpr int lanes = 8;
+TESSERA_INLINE vec load(const std::uint32_t* p) { return _mm256_loadu_si256((const __m256i*)p); }
+TESSERA_INLINE void store(std::uint32_t* p, vec v) { _mm256_storeu_si256((__m256i*)p, v); }
+TESSERA_INLINE vec set1(std::uint32_t a) { return _mm256_set1_epi32(int(a)); }
+TESSERA_INLINE vec add(vec a, vec b) { return _mm256_add_epi32(a, b); }
+TESSERA_INLINE vec xor3(vec a, vec b, vec c) { return _mm256_xor_si256(_mm256_xor_si256(a, b), c); }
+TESSERA_INLINE vec mulhilo(vec a, vec m, vec& hi) {
+  const vec pe = _mm256_mul_epu32(a, m);
+  const vec po = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), m);
+  hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
+  return _mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA);
+}
+#endif
+}  // namespace simd
+#define TESSERA_PHILOX_SIMD 1
+#else
+#define TESSERA_PHILOX_SIMD 0
+#endif
+
+/// Host batch: blocks lo[j] | hi[j] << 32 (j < n) of one subsequence, as four word arrays
+/// (structure of arrays). AVX-512 / AVX2 lanes where available, block() for the rest.
+inline void batch(key k, std::uint64_t subsequence, const std::uint32_t* lo,
+                  const std::uint32_t* hi, int n, std::uint32_t* x, std::uint32_t* y,
+                  std::uint32_t* z, std::uint32_t* w) {
+  const std::uint32_t s0 = std::uint32_t(subsequence), s1 = std::uint32_t(subsequence >> 32);
+  int j = 0;
+#if TESSERA_PHILOX_SIMD
+  {
+    using namespace simd;
+    const vec m0 = set1(M0), m1 = set1(M1), w0 = set1(W0), w1 = set1(W1);
+    // U independent vectors per step hide the multiply latency of the round chain.
+    constexpr int U = 4;
+    for (; j + U * lanes <= n; j += U * lanes) {
+      vec c0[U], c1[U], c2[U], c3[U];
+      for (int u = 0; u < U; ++u) {
+        c0[u] = load(lo + j + u * lanes);
+        c1[u] = load(hi + j + u * lanes);
+        c2[u] = set1(s0);
+        c3[u] = set1(s1);
+      }
+      vec k0 = set1(k.k0), k1 = set1(k.k1);
+      for (int r = 0; r < rounds; ++r) {
+        for (int u = 0; u < U; ++u) {
+          vec h0, h1;
+          const vec l0 = mulhilo(c0[u], m0, h0);
+          const vec l1 = mulhilo(c2[u], m1, h1);
+          c0[u] = xor3(h1, c1[u], k0);
+          c1[u] = l1;
+          c2[u] = xor3(h0, c3[u], k1);
+          c3[u] = l0;
+        }
+        k0 = add(k0, w0);
+        k1 = add(k1, w1);
+      }
+      for (int u = 0; u < U; ++u) {
+        store(x + j + u * lanes, c0[u]);
+        store(y + j + u * lanes, c1[u]);
+        store(z + j + u * lanes, c2[u]);
+        store(w + j + u * lanes, c3[u]);
+      }
+    }
+    for (; j + lanes <= n; j += lanes) {
+      vec c0 = load(lo + j), c1 = load(hi + j), c2 = set1(s0), c3 = set1(s1);
+      vec k0 = set1(k.k0), k1 = set1(k.k1);
+      for (int r = 0; r < rounds; ++r) {
+        vec h0, h1;
+        const vec l0 = mulhilo(c0, m0, h0);
+        const vec l1 = mulhilo(c2, m1, h1);
+        c0 = xor3(h1, c1, k0);
+        c1 = l1;
+        c2 = xor3(h0, c3, k1);
+        c3 = l0;
+        k0 = add(k0, w0);
+        k1 = add(k1, w1);
+      }
+      store(x + j, c0);
+      store(y + j, c1);
+      store(z + j, c2);
+      store(w + j, c3);
+    }
+  }
+#endif
+  for (; j < n; ++j) {
+    const u32x4 b = block(lo[j], hi[j], s0, s1, k.k0, k.k1);
+    x[j] = b.v[0];
+    y[j] = b.v[1];
+    z[j] = b.v[2];
+    w[j] = b.v[3];
+  }
+}
+
+}  // namespace philox
+}  // namespace tessera::random

@@ -1,0 +1,536 @@
+// Counter-based random arrays (include/tessera/random.hpp, docs/random.md): Philox known
+// answers, the documented counter layout, batch == per-element, chunking/thread invariance,
+// statistics with fixed seeds, element-wise access into a 1e12-element array, argument checks.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include <sys/resource.h>
+
+#include <tessera/tessera.hpp>
+#include <tessera/random.hpp>
+
+#include "support/backends.hpp"
+#include "support/cases.hpp"
+
+namespace ts = tessera;
+namespace tr = tessera::random;
+using ts::index_t;
+
+namespace {
+
+template <class A, class B>
+bool bitwise_equal(const A& a, const B& b) {
+  using T = typename A::value_type;
+  static_assert(std::is_same_v<T, typename B::value_type>);
+  if (a.shape() != b.shape()) return false;
+  return a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+/// Raw word at (seed, subsequence, offset), as curand() would return it first after
+/// curand_init(seed, subsequence, offset): word offset % 4 of block offset / 4.
+std::uint32_t word(std::uint64_t seed, std::uint64_t subseq, std::uint64_t offset) {
+  return tr::philox::at(tr::philox::key::of_seed(seed), subseq, offset / 4).v[offset % 4];
+}
+
+struct moments {
+  double mean = 0, var = 0;
+  index_t n = 0;
+};
+template <class C>
+moments moments_of(const C& c) {
+  moments m;
+  m.n = index_t(c.size());
+  long double s = 0;
+  for (auto v : c) s += (long double)v;
+  m.mean = double(s / m.n);
+  long double q = 0;
+  for (auto v : c) q += ((long double)v - m.mean) * ((long double)v - m.mean);
+  m.var = double(q / (m.n - 1));
+  return m;
+}
+
+/// Kolmogorov-Smirnov statistic sqrt(n) D_n of samples against a CDF.
+template <class C, class F>
+double ks_statistic(const C& c, F cdf) {
+  std::vector<double> v(c.begin(), c.end());
+  std::sort(v.begin(), v.end());
+  const double n = double(v.size());
+  double d = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const double f = cdf(v[i]);
+    d = std::max({d, f - double(i) / n, double(i + 1) / n - f});
+  }
+  return d * std::sqrt(n);
+}
+// P(sqrt(n) D_n > 1.95) ~ 0.001 for large n.
+constexpr double ks_critical = 1.95;
+
+double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+/// Pearson chi-square of observed counts against equal expected counts.
+double chi_square(const std::vector<double>& counts) {
+  const double total = std::accumulate(counts.begin(), counts.end(), 0.0);
+  const double e = total / double(counts.size());
+  double x = 0;
+  for (double c : counts) x += (c - e) * (c - e) / e;
+  return x;
+}
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_maxrss) / 1024.0;
+}
+
+/// Checks fill() (contiguous at several offsets, strided, dflat 0 and negative) against
+/// per-element calls of a random array's element functor, bitwise.
+template <class A>
+void check_batch_matches_elements(const A& a, std::mt19937_64& rng) {
+  const auto& f = a.function();
+  using T = typename A::value_type;
+  std::unique_ptr<T[]> got(new T[600]), want(new T[600]);
+  const index_t n = a.size();
+  for (int rep = 0; rep < 40; ++rep) {
+    const index_t cnt = 1 + index_t(rng() % 300);
+    index_t d;
+    switch (rep % 5) {
+      case 0: d = 1; break;
+      case 1: d = 0; break;
+      case 2: d = -1 - index_t(rng() % 3); break;
+      default: d = 1 + index_t(rng() % 9); break;
+    }
+    const index_t span = std::abs(d) * (cnt - 1);
+    index_t f0 = index_t(rng() % std::uint64_t(std::max<index_t>(1, n - span)));
+    if (d < 0) f0 += span;
+    f.fill(f0, d, cnt, got.get());
+    for (index_t k = 0; k < cnt; ++k) want[std::size_t(k)] = f(f0 + k * d);
+    INFO("flat0 " << f0 << " dflat " << d << " n " << cnt);
+    REQUIRE(std::memcmp(got.get(), want.get(), std::size_t(cnt) * sizeof(T)) == 0);
+  }
+}
+
+}  // namespace
+
+// --------------------------------------------------------------------------------------------
+
+TEST_CASE("philox4x32-10 known-answer vectors (Random123)", "[random]") {
+  using tr::philox::block;
+  auto eq = [](tr::u32x4 v, std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d) {
+    return v.v[0] == a && v.v[1] == b && v.v[2] == c && v.v[3] == d;
+  };
+  CHECK(eq(block(0, 0, 0, 0, 0, 0), 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8));
+  CHECK(eq(block(~0u, ~0u, ~0u, ~0u, ~0u, ~0u), 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd));
+  CHECK(eq(block(0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0),
+           0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1));
+  // the host batch (SIMD lanes + scalar tail) gives the same blocks
+  std::vector<std::uint32_t> lo(77), hi(77), x(77), y(77), z(77), w(77);
+  for (std::uint32_t j = 0; j < 77; ++j) {
+    lo[j] = 0xfffffff0u + j * 0x01000193u;
+    hi[j] = j * 7919u;
+  }
+  const tr::philox::key k{0xa4093822, 0x299f31d0};
+  const std::uint64_t sub = 0x0370734413198a2eull;
+  tr::philox::batch(k, sub, lo.data(), hi.data(), 77, x.data(), y.data(), z.data(), w.data());
+  for (int j = 0; j < 77; ++j) {
+    INFO("lane " << j);
+    CHECK(eq(block(lo[j], hi[j], 0x13198a2e, 0x03707344, k.k0, k.k1), x[j], y[j], z[j], w[j]));
+  }
+}
+
+TEST_CASE("counter layout follows cuRAND's curand_init(seed, subsequence, offset)", "[random]") {
+  const std::uint64_t seed = 0x0123456789abcdefull;
+  // key = seed halves, subsequence in counter words 2-3, offset / 4 in words 0-1
+  const auto b = tr::philox::at(tr::philox::key::of_seed(seed), 0x1111222233334444ull,
+                                0x5555666677778888ull);
+  const auto r = tr::philox::block(0x77778888, 0x55556666, 0x33334444, 0x11112222, 0x89abcdef,
+                                   0x01234567);
+  CHECK(std::memcmp(&b, &r, sizeof b) == 0);
+
+  auto g = tr::default_rng(seed);
+  auto g0 = g;
+  auto uf = g.random<float>({1000});            // stream 0
+  auto ud = g.random<double>({1000});           // stream 1
+  auto nd = g.standard_normal<double>({1000});  // stream 2
+  auto nf = g.standard_normal<float>({1000});   // stream 3
+  auto bi = g.bernoulli(0.3, {1000});           // stream 4
+  auto it = g.integers<std::int32_t>(-5, 1000, {1000});  // stream 5
+  CHECK(g.stream() == 6);
+  CHECK(g0.stream() == 0);
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    INFO("element " << i);
+    // random<float>: offset i, top 24 bits
+    CHECK(uf.function()(index_t(i)) == float(word(seed, 0, i) >> 8) * 0x1p-24f);
+    // random<double>: offsets 2i (high 32 bits) and 2i + 1 (top 21 bits)
+    const std::uint64_t k53 = (std::uint64_t(word(seed, 1, 2 * i)) << 21) | (word(seed, 1, 2 * i + 1) >> 11);
+    CHECK(ud.function()(index_t(i)) == double(k53) * 0x1p-53);
+    // bernoulli: the same 53 bits (stream 4) below ceil(0.3 * 2^53)
+    const std::uint64_t kb = (std::uint64_t(word(seed, 4, 2 * i)) << 21) | (word(seed, 4, 2 * i + 1) >> 11);
+    CHECK(bi.function()(index_t(i)) == (kb < std::uint64_t(std::ceil(0.3 * 0x1p53))));
+    // integers, range 1005 < 2^32: the first try is word 2i (accepted unless its low product
+    // is below (2^32 - 1005) mod 1005)
+    const std::uint64_t m = std::uint64_t(word(seed, 5, 2 * i)) * 1005u;
+    if (std::uint32_t(m) >= (0u - 1005u) % 1005u) CHECK(it.function()(index_t(i)) == std::int32_t(-5 + (m >> 32)));
+  }
+  // normals: element 2p = r cos, 2p + 1 = r sin from block p (double) / words 2p, 2p + 1 (float)
+  for (std::uint64_t p = 0; p < 500; ++p) {
+    const auto blk = tr::philox::at(tr::philox::key::of_seed(seed), 2, p);
+    const double u = (double(blk.v[0]) * 0x1p21 + double(blk.v[1] >> 11) + 1) * 0x1p-53;
+    const double r = std::sqrt(-2 * std::log(u));
+    const double th = 2 * M_PI * ((double(blk.v[2]) * 0x1p21 + double(blk.v[3] >> 11)) * 0x1p-53);
+    CHECK(nd.function()(index_t(2 * p)) == Approx(r * std::cos(th)).margin(1e-12));
+    CHECK(nd.function()(index_t(2 * p + 1)) == Approx(r * std::sin(th)).margin(1e-12));
+    const double uf2 = (double(word(seed, 3, 2 * p) >> 1) + 0.5) * 0x1p-31;
+    const double rf = std::sqrt(-2 * std::log(uf2));
+    const double thf = 2 * M_PI * double(word(seed, 3, 2 * p + 1)) * 0x1p-32;
+    CHECK(nf.function()(index_t(2 * p)) == Approx(rf * std::cos(thf)).margin(2e-6));
+    CHECK(nf.function()(index_t(2 * p + 1)) == Approx(rf * std::sin(thf)).margin(2e-6));
+  }
+}
+
+TEST_CASE("host batch path equals per-element evaluation bitwise", "[random]") {
+  const auto seed = testing::test_seed(20261121);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  auto g = tr::default_rng(seed);
+  const ts::shape_t s{3001};
+  check_batch_matches_elements(g.random<double>(s), rng);
+  check_batch_matches_elements(g.random<float>(s), rng);
+  check_batch_matches_elements(g.uniform<double>(-2.5, 7, s), rng);
+  check_batch_matches_elements(g.uniform<float>(1, 1.0000001, s), rng);
+  check_batch_matches_elements(g.standard_normal<double>(s), rng);
+  check_batch_matches_elements(g.standard_normal<float>(s), rng);
+  check_batch_matches_elements(g.normal<double>(10, 3, s), rng);
+  check_batch_matches_elements(g.lognormal<double>(0.5, 0.75, s), rng);
+  check_batch_matches_elements(g.lognormal<float>(0.5, 0.75, s), rng);
+  check_batch_matches_elements(g.exponential<double>(2, s), rng);
+  check_batch_matches_elements(g.exponential<float>(2, s), rng);
+  check_batch_matches_elements(g.bernoulli(0.25, s), rng);
+  check_batch_matches_elements(g.integers<int>(0, 10, s), rng);
+  check_batch_matches_elements(g.integers<std::int64_t>(-7, 3 * (std::int64_t(1) << 30), s), rng);
+  check_batch_matches_elements(g.integers<std::int64_t>(-(std::int64_t(1) << 62), std::int64_t(1) << 62, s), rng);
+  check_batch_matches_elements(g.integers<std::uint8_t>(0, 256, s), rng);
+  check_batch_matches_elements(g.gamma<double>(0.4, 2, s), rng);
+  check_batch_matches_elements(g.gamma<float>(3.5, 1, s), rng);
+}
+
+TEMPLATE_TEST_CASE("same seed and shape give bitwise equal arrays for any chunking and threads",
+                   "[random]", TESSERA_TEST_BACKENDS) {
+  using P = TestType;
+  const auto seed = testing::test_seed(7);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const ts::shape_t shape{37, 53};
+  std::vector<ts::chunks_arg> chunkings = {
+      ts::chunks_arg{37, 53},
+      ts::chunks_arg{1, 53},
+      ts::chunks_arg{37, 1},
+      ts::chunks_arg{5, 7},
+      ts::chunks_arg{ts::chunks_t{{1, 30, 6}, {2, 50, 1}}},
+      ts::chunks_arg{ts::chunks_t{{20, 17}, {13, 13, 13, 14}}},
+  };
+  for (int k = 0; k < 4; ++k) chunkings.push_back(ts::chunks_arg{testing::random_chunks(rng, shape)});
+
+  auto check_all = [&](auto make) {
+    auto ref = ts::compute(make(ts::chunks_arg{37, 53}), P{});
+    for (std::size_t c = 0; c < chunkings.size(); ++c) {
+      INFO("chunking " << c);
+      auto x = make(chunkings[c]);
+      CHECK(bitwise_equal(ts::compute(x, P{}), ref));
+      if constexpr (std::is_same_v<P, ts::host>) {
+        CHECK(bitwise_equal(ts::compute(x, ts::host{.threads = 1}), ref));
+        CHECK(bitwise_equal(ts::compute(x, ts::host{.threads = 0}), ref));
+      }
+    }
+  };
+  // each factory call on a copy of one generator draws the same stream
+  const auto g = tr::default_rng(seed);
+  check_all([&](const ts::chunks_arg& ch) { auto h = g; return h.standard_normal<double>(shape, ch); });
+  check_all([&](const ts::chunks_arg& ch) { auto h = g; return h.normal<float>(1, 2, shape, ch); });
+  check_all([&](const ts::chunks_arg& ch) { auto h = g; return h.random<double>(shape, ch); });
+  check_all([&](const ts::chunks_arg& ch) { auto h = g; return h.uniform<float>(-1, 1, shape, ch); });
+  check_all([&](const ts::chunks_arg& ch) { auto h = g; return h.integers<std::int16_t>(-300, 301, shape, ch); });
+  check_all([&](const ts::chunks_arg& ch) { auto h = g; return h.exponential<double>(3, shape, ch); });
+  check_all([&](const ts::chunks_arg& ch) { auto h = g; return h.lognormal<float>(0, 1, shape, ch); });
+  check_all([&](const ts::chunks_arg& ch) { auto h = g; return h.bernoulli(0.5, shape, ch); });
+  check_all([&](const ts::chunks_arg& ch) { auto h = g; return h.gamma<double>(0.7, 1, shape, ch); });
+
+  // views: the transpose of a random array is the transpose of its values
+  auto h = g;
+  auto a = h.standard_normal<double>(shape, {5, 7});
+  xt::xarray<double> at = xt::transpose(ts::compute(a, P{}));
+  CHECK(bitwise_equal(ts::compute(ts::transpose(a), P{}), at));
+  CHECK(bitwise_equal(ts::compute(ts::rechunk(ts::transpose(a), {3, 50}), P{}), at));
+}
+
+TEMPLATE_TEST_CASE("done-when: normal(10, 1) 4000 x 4000 moments and chunking invariance",
+                   "[random]", TESSERA_TEST_BACKENDS) {
+  using P = TestType;
+  auto g = tr::default_rng(2026);
+  auto g2 = g, g3 = g;
+  auto a = ts::compute(g.normal<double>(10, 1, {4000, 4000}, {1000, 1000}), P{});
+  const auto m = moments_of(a);
+  INFO("mean " << m.mean << " var " << m.var);
+  CHECK(std::abs(m.mean - 10) < 1e-3);
+  CHECK(std::abs(std::sqrt(m.var) - 1) < 1e-3);
+  CHECK(bitwise_equal(ts::compute(g2.normal<double>(10, 1, {4000, 4000}, {4000, 7}), P{}), a));
+  CHECK(bitwise_equal(ts::compute(g3.normal<double>(10, 1, {4000, 4000}, {1, 4000}), P{}), a));
+}
+
+TEMPLATE_TEST_CASE("statistics of 1e7 draws: mean and variance within 5 standard errors",
+                   "[random]", TESSERA_TEST_BACKENDS) {
+  using P = TestType;
+  auto g = tr::default_rng(12345);
+  const index_t n = 10'000'000;
+  const double sn = std::sqrt(double(n));
+  auto check = [&](const char* what, const moments& m, double mean, double var, double mu4) {
+    INFO(what << ": mean " << m.mean << " (want " << mean << "), var " << m.var << " (want " << var << ")");
+    CHECK(std::abs(m.mean - mean) < 5 * std::sqrt(var) / sn);
+    CHECK(std::abs(m.var - var) < 5 * std::sqrt(mu4 - var * var) / sn);
+  };
+  check("normal<double>", moments_of(ts::compute(g.standard_normal<double>({n}, {1 << 20}), P{})), 0, 1, 3);
+  check("normal<float>", moments_of(ts::compute(g.normal<float>(-3, 2, {n}, {1 << 20}), P{})), -3, 4, 48);
+  check("random<double>", moments_of(ts::compute(g.random<double>({n}, {1 << 20}), P{})), 0.5, 1.0 / 12, 1.0 / 80);
+  check("random<float>", moments_of(ts::compute(g.random<float>({n}, {1 << 20}), P{})), 0.5, 1.0 / 12, 1.0 / 80);
+  check("exponential<double>", moments_of(ts::compute(g.exponential<double>(2, {n}, {1 << 20}), P{})), 2, 4, 9 * 16);
+  check("exponential<float>", moments_of(ts::compute(g.exponential<float>(2, {n}, {1 << 20}), P{})), 2, 4, 9 * 16);
+  const double p = 0.3;
+  check("bernoulli", moments_of(ts::compute(g.bernoulli(p, {n}, {1 << 20}), P{})), p, p * (1 - p),
+        p * (1 - p) * (1 - 3 * p + 3 * p * p));
+  // log of a lognormal is normal(mean, sigma)
+  auto ln = ts::compute(g.lognormal<double>(0.5, 0.25, {n}, {1 << 20}), P{});
+  for (auto& v : ln) v = std::log(v);
+  check("log(lognormal)", moments_of(ln), 0.5, 0.0625, 3 * 0.0625 * 0.0625);
+  // gamma (k, theta): mean k theta, var k theta^2, 4th central moment 3 k (k + 2) theta^4
+  for (double k : {0.3, 1.0, 4.5}) {
+    const index_t ng = 2'000'000;
+    const auto m = moments_of(ts::compute(g.gamma<double>(k, 1.5, {ng}, {1 << 18}), P{}));
+    const double var = k * 2.25, mu4 = 3 * k * (k + 2) * 2.25 * 2.25;
+    INFO("gamma k " << k << ": mean " << m.mean << " var " << m.var);
+    CHECK(std::abs(m.mean - 1.5 * k) < 5 * std::sqrt(var / double(ng)));
+    CHECK(std::abs(m.var - var) < 5 * std::sqrt((mu4 - var * var) / double(ng)));
+  }
+  {
+    const auto m = moments_of(ts::compute(g.gamma<float>(2.5, 1, {2'000'000}), P{}));
+    CHECK(std::abs(m.mean - 2.5) < 5 * std::sqrt(2.5 / 2e6));
+  }
+}
+
+TEMPLATE_TEST_CASE("Kolmogorov-Smirnov: uniform, normal, exponential", "[random]", TESSERA_TEST_BACKENDS) {
+  using P = TestType;
+  auto g = tr::default_rng(99);
+  const index_t n = 1'000'000;
+  auto clamp01 = [](double x) { return std::min(1.0, std::max(0.0, x)); };
+  double d;
+  d = ks_statistic(ts::compute(g.random<double>({n}, {100000}), P{}), clamp01);
+  INFO("uniform double KS " << d);
+  CHECK(d < ks_critical);
+  d = ks_statistic(ts::compute(g.uniform<float>(-1, 3, {n}, {100000}), P{}),
+                   [&](double x) { return clamp01((x + 1) / 4); });
+  INFO("uniform float KS " << d);
+  CHECK(d < ks_critical);
+  d = ks_statistic(ts::compute(g.standard_normal<double>({n}, {100000}), P{}), normal_cdf);
+  INFO("normal double KS " << d);
+  CHECK(d < ks_critical);
+  d = ks_statistic(ts::compute(g.normal<float>(5, 0.5, {n}, {100000}), P{}),
+                   [](double x) { return normal_cdf((x - 5) / 0.5); });
+  INFO("normal float KS " << d);
+  CHECK(d < ks_critical);
+  d = ks_statistic(ts::compute(g.exponential<double>(1, {n}, {100000}), P{}),
+                   [](double x) { return x <= 0 ? 0.0 : -std::expm1(-x); });
+  INFO("exponential KS " << d);
+  CHECK(d < ks_critical);
+  // the KS test does detect a wrong distribution at this size
+  d = ks_statistic(ts::compute(g.normal<double>(0.01, 1, {n}, {100000}), P{}), normal_cdf);
+  INFO("shifted normal KS " << d);
+  CHECK(d > ks_critical);
+}
+
+TEMPLATE_TEST_CASE("integers: chi-square uniformity and no modulo bias", "[random]", TESSERA_TEST_BACKENDS) {
+  using P = TestType;
+  auto g = tr::default_rng(4242);
+  const index_t n = 1'000'000;
+  // p = 1e-4 critical values of chi-square: 9 dof 33.72, 2 dof 18.42
+  {
+    auto v = ts::compute(g.integers<int>(-3, 7, {n}, {250000}), P{});
+    std::vector<double> c(10);
+    for (int x : v) {
+      REQUIRE(x >= -3);
+      REQUIRE(x < 7);
+      c[std::size_t(x + 3)] += 1;
+    }
+    INFO("chi2 " << chi_square(c));
+    CHECK(chi_square(c) < 33.72);
+  }
+  // range 3 * 2^30: plain multiply-shift would give residue 0 mod 3 with probability 1/2;
+  // the rejection step makes all three residues 1/3 (a quarter of first tries are rejected).
+  auto residues = [&](auto v, auto low) {
+    std::vector<double> c(3);
+    for (auto x : v) c[std::size_t((x - low) % 3)] += 1;
+    return chi_square(c);
+  };
+  const std::int64_t r32 = 3 * (std::int64_t(1) << 30);
+  auto v32 = ts::compute(g.integers<std::int64_t>(-10, r32 - 10, {n}, {250000}), P{});
+  CHECK(*std::min_element(v32.begin(), v32.end()) >= -10);
+  CHECK(*std::max_element(v32.begin(), v32.end()) < r32 - 10);
+  INFO("32-bit residues chi2 " << residues(v32, std::int64_t(-10)));
+  CHECK(residues(v32, std::int64_t(-10)) < 18.42);
+  const std::uint64_t r64 = 3 * (std::uint64_t(1) << 62);
+  auto v64 = ts::compute(g.integers<std::uint64_t>(std::uint64_t(5), r64 + 5, {n}, {250000}), P{});
+  INFO("64-bit residues chi2 " << residues(v64, std::uint64_t(5)));
+  CHECK(residues(v64, std::uint64_t(5)) < 18.42);
+  CHECK(*std::min_element(v64.begin(), v64.end()) >= 5u);
+  CHECK(*std::max_element(v64.begin(), v64.end()) < r64 + 5);
+  // full ranges of small types
+  auto u8 = ts::compute(g.integers<std::uint8_t>(0, 256, {n}), P{});
+  std::vector<double> c(256);
+  for (auto x : u8) c[x] += 1;
+  INFO("uint8 chi2 " << chi_square(c));
+  CHECK(chi_square(c) < 255 + 4.5 * std::sqrt(2 * 255.0));
+}
+
+TEMPLATE_TEST_CASE("no correlation between consecutive streams and seeds", "[random]", TESSERA_TEST_BACKENDS) {
+  using P = TestType;
+  const index_t n = 2'000'000;
+  auto corr = [](const auto& a, const auto& b) {
+    const auto ma = moments_of(a), mb = moments_of(b);
+    long double s = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += (a.data()[i] - ma.mean) * (b.data()[i] - mb.mean);
+    return double(s / (a.size() - 1)) / std::sqrt(ma.var * mb.var);
+  };
+  auto g = tr::default_rng(1);
+  auto a = ts::compute(g.standard_normal<double>({n}), P{});
+  auto b = ts::compute(g.standard_normal<double>({n}), P{});  // next stream
+  auto c = ts::compute(tr::default_rng(2).standard_normal<double>({n}), P{});  // next seed
+  auto u0 = ts::compute(g.random<float>({n}), P{});
+  auto u1 = ts::compute(g.random<float>({n}), P{});
+  const double lim = 5 / std::sqrt(double(n));
+  INFO("corr(stream 0, stream 1) " << corr(a, b) << ", corr(seed 1, seed 2) " << corr(a, c)
+                                  << ", corr(uniform streams) " << corr(u0, u1));
+  CHECK(std::abs(corr(a, b)) < lim);
+  CHECK(std::abs(corr(a, c)) < lim);
+  CHECK(std::abs(corr(u0, u1)) < lim);
+  // neighbours inside one array (lag 1: the sine and cosine of one Box-Muller pair)
+  std::vector<double> a0(a.begin(), a.end() - 1), a1(a.begin() + 1, a.end());
+  CHECK(std::abs(corr(a0, a1)) < lim);
+  CHECK_FALSE(bitwise_equal(a, b));
+}
+
+TEST_CASE("element-wise access: a window of a 1e12-element array costs only the window", "[random]") {
+  const index_t big = 1'000'000'000'000;
+  auto g = tr::default_rng(31337);
+  const double rss0 = peak_rss_mib();
+  const auto t0 = std::chrono::steady_clock::now();
+
+  // 1-D, one chunk of 1e12 elements: bind one small box through the accessor
+  auto a = g.standard_normal<double>({big}, {big});
+  ts::host_context ctx;
+  ts::box bx;
+  bx.lo.n = bx.hi.n = 1;
+  bx.lo[0] = 567'891'234'567;
+  bx.hi[0] = bx.lo[0] + 1000;
+  auto acc = a.bind(bx, ctx);
+  std::vector<double> win(1000);
+  ts::ivec st;
+  st.n = 1;
+  st[0] = 1;
+  ts::write_box(acc, bx, win.data(), st);
+  for (index_t k = 0; k < 1000; ++k) REQUIRE(win[std::size_t(k)] == a.function()(bx.lo[0] + k));
+
+  // 2-D 1e6 x 1e6 with huge chunks, viewed through a transpose: a 3 x 10 box of the view
+  auto b = g.random<float>({1'000'000, 1'000'000}, {500'000, 1'000'000});
+  auto bt = ts::transpose(b);  // element (i, j) of bt is b(j, i): strided lines
+  ts::box by;
+  by.lo.n = by.hi.n = 2;
+  by.lo[0] = 999'990;
+  by.hi[0] = 1'000'000;
+  by.lo[1] = 123'456;
+  by.hi[1] = 123'459;
+  auto accb = bt.bind(by, ctx);
+  std::vector<float> wb(30);
+  ts::ivec sb;
+  sb.n = 2;
+  sb[0] = 3;
+  sb[1] = 1;
+  ts::write_box(accb, by, wb.data(), sb);
+  for (index_t i = 0; i < 10; ++i)
+    for (index_t j = 0; j < 3; ++j)
+      REQUIRE(wb[std::size_t(i * 3 + j)] == b.function()((by.lo[1] + j) * 1'000'000 + by.lo[0] + i));
+
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO("window time " << secs << " s, peak RSS grew " << peak_rss_mib() - rss0 << " MiB");
+  CHECK(secs < 0.5);
+  CHECK(peak_rss_mib() - rss0 < 64);
+}
+
+TEST_CASE("generators: reproducible, one stream per array, copies replay", "[random]") {
+  auto g = tr::default_rng(5);
+  auto h = tr::default_rng(5);
+  auto x1 = g.random<double>({100}).compute();
+  auto x2 = g.random<double>({100}).compute();
+  CHECK_FALSE(bitwise_equal(x1, x2));
+  CHECK(bitwise_equal(h.random<double>({100}).compute(), x1));
+  auto k = h;  // copy: replays the same next stream
+  CHECK(bitwise_equal(h.random<double>({100}).compute(), x2));
+  CHECK(bitwise_equal(k.random<double>({100}).compute(), x2));
+  CHECK(g.stream() == 2);
+  CHECK(g.seed() == 5);
+  // a different seed gives different numbers
+  CHECK_FALSE(bitwise_equal(tr::default_rng(6).random<double>({100}).compute(), x1));
+  // a rejected call does not consume a stream
+  CHECK_THROWS(g.normal<double>(0, -1, {10}));
+  CHECK(g.stream() == 2);
+  // value ranges and special parameters
+  auto u = g.uniform<float>(2, 2.0000002, {100000}).compute();
+  for (float v : u) REQUIRE((v >= 2.0f && v < 2.0000002f));
+  auto z = g.normal<double>(3, 0, {10}).compute();
+  for (double v : z) CHECK(v == 3);
+  auto b0 = g.bernoulli(0, {1000}).compute();
+  auto b1 = g.bernoulli(1, {1000}).compute();
+  CHECK(std::count(b0.begin(), b0.end(), true) == 0);
+  CHECK(std::count(b1.begin(), b1.end(), false) == 0);
+  auto e = g.exponential<float>(1, {100000}).compute();
+  CHECK(*std::min_element(e.begin(), e.end()) >= 0);
+  auto g0 = g.gamma<double>(0, 1, {10}).compute();
+  for (double v : g0) CHECK(v == 0);
+  auto gs = g.gamma<double>(0.05, 1, {100000}).compute();
+  CHECK(*std::min_element(gs.begin(), gs.end()) >= 0);
+  auto c1 = g.integers<int>(7, 8, {50}).compute();
+  for (int v : c1) CHECK(v == 7);
+}
+
+TEST_CASE("invalid parameters throw std::invalid_argument naming the value", "[random]") {
+  auto g = tr::default_rng(0);
+  const double nan = std::nan("");
+  auto throws_with = [](auto f, const std::string& text) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      INFO("message: " << e.what());
+      CHECK(std::string(e.what()).find(text) != std::string::npos);
+      return;
+    }
+    FAIL("no std::invalid_argument thrown, expected one mentioning " << text);
+  };
+  throws_with([&] { g.normal<double>(0, -1.5, {3}); }, "-1.5");
+  throws_with([&] { g.normal<double>(nan, 1, {3}); }, "nan");
+  throws_with([&] { g.normal<float>(0, nan, {3}); }, "nan");
+  throws_with([&] { g.uniform<double>(2, 1, {3}); }, "2");
+  throws_with([&] { g.uniform<double>(1, 1, {3}); }, "low (1)");
+  throws_with([&] { g.uniform<float>(0, std::numeric_limits<double>::infinity(), {3}); }, "inf");
+  throws_with([&] { g.exponential<double>(-2, {3}); }, "-2");
+  throws_with([&] { g.lognormal<double>(0, -0.5, {3}); }, "-0.5");
+  throws_with([&] { g.gamma<double>(-1, 1, {3}); }, "-1");
+  throws_with([&] { g.gamma<double>(1, nan, {3}); }, "nan");
+  throws_with([&] { g.bernoulli(1.25, {3}); }, "1.25");
+  throws_with([&] { g.bernoulli(-0.1, {3}); }, "-0.1");
+  throws_with([&] { g.bernoulli(nan, {3}); }, "nan");
+  throws_with([&] { g.integers<int>(5, 5, {3}); }, "5");
+  throws_with([&] { g.integers<std::uint8_t>(0, 257, {3}); }, "257");
+  throws_with([&] { g.integers<std::uint8_t>(-1, 10, {3}); }, "-1");
+  CHECK(g.stream() == 0);
+}
