@@ -17,6 +17,22 @@
 namespace ts = tessera;
 using namespace testing;
 
+// The "adding an operation in one file" example of docs/architecture.md, verbatim.
+namespace tessera {
+namespace ops {
+struct hypot {
+  template <class A, class B>
+  TESSERA_HD auto operator()(A a, B b) const {
+    using C = float_of_t<promote_t<A, B>>;
+    return hd::sqrt(C(a) * C(a) + C(b) * C(b));
+  }
+};
+}  // namespace ops
+template <operand A, operand B>
+  requires(expression_type<A> || expression_type<B>)
+auto hypot(const A& a, const B& b) { return detail::binary(ops::hypot{}, a, b); }
+}  // namespace tessera
+
 namespace {
 
 template <class A, class B>
@@ -326,4 +342,13 @@ TEMPLATE_TEST_CASE("empty axes", "[empty]", TESSERA_TEST_BACKENDS) {
   CHECK(ts::compute(p, pol).size() == 0);
   CHECK(ts::compute(ts::ones<double>({3, 1}) + ts::ones<double>({0}), pol).shape() ==
         std::vector<std::size_t>{3, 0});
+}
+
+TEMPLATE_TEST_CASE("an operation added in one file", "[extend]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  auto a = ts::arange<int>(0, 5, 1, {2});
+  auto h = ts::compute(ts::hypot(a, 3.0f), pol);
+  STATIC_REQUIRE(std::is_same_v<typename decltype(h)::value_type, double>);
+  CHECK(h(4) == 5.0);
+  CHECK(ts::compute(ts::hypot(4.0, ts::full<float>({2}, 3.0f)), pol)(1) == 5.0f);
 }
