@@ -85,7 +85,8 @@ def parse_config(spec, a):
 
 
 def run(cmd, log):
-    log.append(" ".join(shlex.quote(c) for c in cmd))
+    rel = [os.path.relpath(c, REPO) if c.startswith(REPO + os.sep) else c for c in cmd]
+    log.append(" ".join(shlex.quote(c) for c in rel))
     print("$ " + log[-1], file=sys.stderr, flush=True)
     return subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
 
