@@ -250,6 +250,14 @@ TEMPLATE_TEST_CASE("svd special shapes and inputs", "[linalg][svd]", TESSERA_TES
     check_svd(d, x, pol, ts::linalg::svd(x, pol, opt));
     check_qr(d, x, pol, ts::linalg::tsqr(x, pol, opt));
   }
+  SECTION("stacked (non-tree) reduction") {
+    auto d = testing::random_data<double>(rng, {260, 11});
+    auto x = ts::from_xtensor(d, ts::chunks_t{{60, 60, 60, 80}, {11}});
+    ts::linalg::tsqr_options opt;
+    opt.tree = false;
+    check_svd(d, x, pol, ts::linalg::svd(x, pol, opt));
+    check_qr(d, x, pol, ts::linalg::qr(x, pol, opt));
+  }
   SECTION("deterministic: the same result twice, bit for bit") {
     auto d = testing::random_data<double>(rng, {200, 12});
     auto x = ts::from_xtensor(d, ts::chunks_t{{64, 64, 64, 8}, {12}});

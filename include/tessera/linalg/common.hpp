@@ -41,6 +41,10 @@ struct tsqr_options {
   /// Largest dense matrix (bytes) a row block or the k x n / k x k factors may occupy;
   /// larger row blocks are split, a larger k x n refuses (use svd_compressed).
   double max_dense_bytes = double(std::size_t(4) << 30);
+  /// When every row block has at least n rows (and fanin is automatic): keep each block's
+  /// Householder form and merge the n x n R factors pairwise with tpqrt (a binary tree that
+  /// exploits their triangular structure). false: always stack and factor with geqrf.
+  bool tree = true;
 };
 
 namespace detail {

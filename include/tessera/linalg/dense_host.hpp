@@ -86,6 +86,51 @@ struct dense<host> {
           "sorgqr");
   }
 
+  /// c (m x n) = Q c, Q from the k reflectors of geqrf in a (m x k), tau.
+  static void ormqr(index_t m, index_t n, index_t k, const double* a, index_t lda,
+                    const double* tau, double* c, index_t ldc) {
+    check(LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'N', lapack_int(m), lapack_int(n), lapack_int(k),
+                         a, li(lda), tau, c, li(ldc)),
+          "dormqr");
+  }
+  static void ormqr(index_t m, index_t n, index_t k, const float* a, index_t lda,
+                    const float* tau, float* c, index_t ldc) {
+    check(LAPACKE_sormqr(LAPACK_COL_MAJOR, 'L', 'N', lapack_int(m), lapack_int(n), lapack_int(k),
+                         a, li(lda), tau, c, li(ldc)),
+          "sormqr");
+  }
+  /// QR of [A; B] with A (n x n) upper triangular, B (m x n) pentagonal (last l rows upper
+  /// trapezoidal): A becomes R, B the reflectors V, t (nb x n) the block reflector factors.
+  static void tpqrt(index_t m, index_t n, index_t l, index_t nb, double* a, index_t lda,
+                    double* b, index_t ldb, double* t, index_t ldt) {
+    check(LAPACKE_dtpqrt(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), lapack_int(l),
+                         lapack_int(nb), a, li(lda), b, li(ldb), t, li(ldt)),
+          "dtpqrt");
+  }
+  static void tpqrt(index_t m, index_t n, index_t l, index_t nb, float* a, index_t lda, float* b,
+                    index_t ldb, float* t, index_t ldt) {
+    check(LAPACKE_stpqrt(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), lapack_int(l),
+                         lapack_int(nb), a, li(lda), b, li(ldb), t, li(ldt)),
+          "stpqrt");
+  }
+  /// [a; b] = Q [a; b] with Q from tpqrt (v: m x k, t: nb x k); a is k x n, b is m x n.
+  static void tpmqrt(index_t m, index_t n, index_t k, index_t l, index_t nb, const double* v,
+                     index_t ldv, const double* t, index_t ldt, double* a, index_t lda, double* b,
+                     index_t ldb) {
+    check(LAPACKE_dtpmqrt(LAPACK_COL_MAJOR, 'L', 'N', lapack_int(m), lapack_int(n), lapack_int(k),
+                          lapack_int(l), lapack_int(nb), v, li(ldv), t, li(ldt), a, li(lda), b,
+                          li(ldb)),
+          "dtpmqrt");
+  }
+  static void tpmqrt(index_t m, index_t n, index_t k, index_t l, index_t nb, const float* v,
+                     index_t ldv, const float* t, index_t ldt, float* a, index_t lda, float* b,
+                     index_t ldb) {
+    check(LAPACKE_stpmqrt(LAPACK_COL_MAJOR, 'L', 'N', lapack_int(m), lapack_int(n), lapack_int(k),
+                          lapack_int(l), lapack_int(nb), v, li(ldv), t, li(ldt), a, li(lda), b,
+                          li(ldb)),
+          "stpmqrt");
+  }
+
   // --- SVD ------------------------------------------------------------------------------------
   /// Thin SVD of the m x n matrix a (destroyed): s (k), u (m x k), vt (k x n), k = min(m, n).
   /// Divide and conquer (gesdd); falls back to QR iteration (gesvd) if gesdd does not converge.

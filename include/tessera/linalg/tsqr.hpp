@@ -26,6 +26,17 @@ struct tsqr_factors {
   std::vector<std::vector<T>> q;        // Q_b, column-major rows x kb
   std::vector<std::vector<T>> p;        // P_b, column-major kb x k
   std::vector<T> r;                     // R, column-major k x n (upper trapezoidal)
+  // Tree path (every row block has at least n rows): q[b] keeps geqrf's Householder form
+  // (rows x n) with tau[b]; the R factors are merged pairwise by tpqrt (triangle on triangle)
+  // in a binary tree whose reflectors are applied back down by tpmqrt.
+  struct merge {
+    index_t top, bot;
+    std::vector<T> v, t;  // reflectors (n x n upper triangular), block factors (nb x n)
+  };
+  bool tree = false;
+  index_t nb = 0;
+  std::vector<std::vector<T>> tau;
+  std::vector<std::vector<merge>> levels;
 };
 
 /// In-place QR of the column-major m x n matrix a: a becomes Q (m x kk, kk = min(m, n)),
@@ -121,6 +132,55 @@ void reduce_r(const host& pol, index_t n, std::vector<std::vector<T>>& rs,
   });
 }
 
+/// Tree path of pass 1 + reduction (every row block has at least n rows).
+template <class T, class Load>
+void tsqr_factor_tree(const host& pol, tsqr_factors<T>& f, Load&& load) {
+  const index_t n = f.n, B = index_t(f.rows.size());
+  f.tree = true;
+  f.k = n;
+  f.nb = std::min<index_t>(n, 48);
+  f.kb.assign(static_cast<std::size_t>(B), n);
+  f.q.resize(static_cast<std::size_t>(B));
+  f.tau.resize(static_cast<std::size_t>(B));
+  std::vector<std::vector<T>> rb(static_cast<std::size_t>(B));
+  {
+    dense<host>::threads_guard g(blas_threads_for(pol, B));
+    tessera::detail::for_each_block(pol, B, [&](index_t b) {
+      const index_t mb = f.rows[std::size_t(b)];
+      auto& a = f.q[std::size_t(b)];
+      auto& tau = f.tau[std::size_t(b)];
+      a.resize(std::size_t(mb * n));
+      tau.resize(std::size_t(n));
+      load(b, a.data());
+      dense<host>::geqrf(mb, n, a.data(), mb, tau.data());
+      auto& r = rb[std::size_t(b)];
+      r.assign(std::size_t(n * n), T(0));
+      for (index_t j = 0; j < n; ++j)
+        std::copy(a.data() + j * mb, a.data() + j * mb + j + 1, r.data() + j * n);
+    });
+  }
+  std::vector<index_t> cur(static_cast<std::size_t>(B));
+  for (index_t b = 0; b < B; ++b) cur[std::size_t(b)] = b;
+  while (cur.size() > 1) {
+    const index_t pairs = index_t(cur.size() / 2);
+    auto& level = f.levels.emplace_back(static_cast<std::size_t>(pairs));
+    dense<host>::threads_guard g(blas_threads_for(pol, pairs));
+    tessera::detail::for_each_block(pol, pairs, [&](index_t j) {
+      auto& mg = level[std::size_t(j)];
+      mg.top = cur[std::size_t(2 * j)];
+      mg.bot = cur[std::size_t(2 * j + 1)];
+      mg.t.resize(std::size_t(f.nb * n));
+      dense<host>::tpqrt(n, n, n, f.nb, rb[std::size_t(mg.top)].data(), n,
+                         rb[std::size_t(mg.bot)].data(), n, mg.t.data(), f.nb);
+      mg.v = std::move(rb[std::size_t(mg.bot)]);
+    });
+    std::vector<index_t> next;
+    for (std::size_t i = 0; i < cur.size(); i += 2) next.push_back(cur[i]);
+    cur = std::move(next);
+  }
+  f.r = std::move(rb[std::size_t(cur[0])]);
+}
+
 /// Pass 1 + reduction. `load(b, buf)` fills buf with row block b (rows[b] x n) column-major.
 template <class T, class Load>
 tsqr_factors<T> tsqr_factor(const host& pol, const std::vector<index_t>& rows, index_t n,
@@ -129,6 +189,10 @@ tsqr_factors<T> tsqr_factor(const host& pol, const std::vector<index_t>& rows, i
   f.n = n;
   f.rows = rows;
   const index_t B = index_t(rows.size());
+  if (opt.tree && opt.fanin == 0 && std::all_of(rows.begin(), rows.end(), [&](index_t r) { return r >= n; })) {
+    tsqr_factor_tree(pol, f, std::forward<Load>(load));
+    return f;
+  }
   f.kb.resize(static_cast<std::size_t>(B));
   f.q.resize(static_cast<std::size_t>(B));
   std::vector<std::vector<T>> rb(static_cast<std::size_t>(B));
@@ -158,11 +222,56 @@ tsqr_factors<T> tsqr_factor_source(const host& pol, const Src& src, const tsqr_o
   }, opt);
 }
 
+/// Pass 2 of the tree path: the root's n x kx matrix goes down the tree (tpmqrt), then each
+/// block applies its own reflectors (ormqr) to [C_b; 0].
+template <class T, class Dst>
+void tsqr_apply_tree(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst& dst) {
+  const index_t n = f.n, B = index_t(f.rows.size());
+  std::vector<std::vector<T>> c(static_cast<std::size_t>(B));
+  auto& root = c[0];
+  root.assign(std::size_t(n * kx), T(0));
+  if (x) std::copy(x, x + n * kx, root.data());
+  else
+    for (index_t i = 0; i < std::min(n, kx); ++i) root[std::size_t(i * n + i)] = T(1);
+  for (auto lv = f.levels.rbegin(); lv != f.levels.rend(); ++lv) {
+    auto& level = *lv;
+    dense<host>::threads_guard g(blas_threads_for(pol, index_t(level.size())));
+    tessera::detail::for_each_block(pol, index_t(level.size()), [&](index_t j) {
+      auto& mg = level[std::size_t(j)];
+      auto& bot = c[std::size_t(mg.bot)];
+      bot.assign(std::size_t(n * kx), T(0));
+      dense<host>::tpmqrt(n, kx, n, n, f.nb, mg.v.data(), n, mg.t.data(), f.nb,
+                          c[std::size_t(mg.top)].data(), n, bot.data(), n);
+    });
+  }
+  dense<host>::threads_guard g(blas_threads_for(pol, B));
+  tessera::detail::for_each_block(pol, B, [&](index_t b) {
+    const index_t mb = f.rows[std::size_t(b)];
+    std::vector<T> cf(std::size_t(mb * kx), T(0));
+    const auto& cb = c[std::size_t(b)];
+    for (index_t j = 0; j < kx; ++j) std::copy(cb.data() + j * n, cb.data() + (j + 1) * n, cf.data() + j * mb);
+    std::vector<T>().swap(c[std::size_t(b)]);
+    dense<host>::ormqr(mb, kx, n, f.q[std::size_t(b)].data(), mb, f.tau[std::size_t(b)].data(),
+                       cf.data(), mb);
+    std::vector<T>().swap(f.q[std::size_t(b)]);
+    T* d = dst(b);
+    // column-major mb x kx -> row-major
+    constexpr index_t tb = 32;
+    for (index_t i0 = 0; i0 < mb; i0 += tb)
+      for (index_t j = 0; j < kx; ++j)
+        for (index_t i = i0; i < std::min(mb, i0 + tb); ++i) d[i * kx + j] = cf[std::size_t(j * mb + i)];
+  });
+}
+
 /// Pass 2: writes block b of Q X (rows[b] x kx, row-major) to dst(b), where x is k x kx
 /// column-major (nullptr: the identity, kx == k). Frees the Q_b as it goes.
 template <class T, class Dst>
 void tsqr_apply(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst&& dst) {
   const index_t B = index_t(f.rows.size());
+  if (f.tree) {
+    tsqr_apply_tree(pol, f, x, kx, dst);
+    return;
+  }
   dense<host>::threads_guard g(blas_threads_for(pol, B));
   tessera::detail::for_each_block(pol, B, [&](index_t b) {
     const index_t mb = f.rows[static_cast<std::size_t>(b)], kb = f.kb[static_cast<std::size_t>(b)];
