@@ -250,6 +250,17 @@ TEMPLATE_TEST_CASE("svd special shapes and inputs", "[linalg][svd]", TESSERA_TES
     check_svd(d, x, pol, ts::linalg::svd(x, pol, opt));
     check_qr(d, x, pol, ts::linalg::tsqr(x, pol, opt));
   }
+  SECTION("tree path with leaves inside row blocks") {
+    auto d = testing::random_data<double>(rng, {500, 7});
+    auto x = ts::from_xtensor(d, ts::chunks_t{{130, 170, 200}, {3, 4}});
+    ts::linalg::tsqr_options opt;
+    opt.leaf_rows = 20;
+    check_svd(d, x, pol, ts::linalg::svd(x, pol, opt));
+    check_qr(d, x, pol, ts::linalg::qr(x, pol, opt));
+    auto df = testing::random_data<float>(rng, {300, 5});
+    auto xf = ts::from_xtensor(df, ts::chunks_t{{100, 200}, {5}});
+    check_svd(df, xf, pol, ts::linalg::svd(xf, pol, opt));
+  }
   SECTION("stacked (non-tree) reduction") {
     auto d = testing::random_data<double>(rng, {260, 11});
     auto x = ts::from_xtensor(d, ts::chunks_t{{60, 60, 60, 80}, {11}});

@@ -45,6 +45,9 @@ struct tsqr_options {
   /// Householder form and merge the n x n R factors pairwise with tpqrt (a binary tree that
   /// exploits their triangular structure). false: always stack and factor with geqrf.
   bool tree = true;
+  /// Rows per leaf of the tree path (row blocks of narrow matrices are split into leaves
+  /// factored in cache). 0: automatic (about 256 Ki elements, at least n rows).
+  index_t leaf_rows = 0;
 };
 
 namespace detail {

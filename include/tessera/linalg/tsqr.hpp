@@ -35,7 +35,12 @@ struct tsqr_factors {
   };
   bool tree = false;
   index_t nb = 0;
-  std::vector<std::vector<T>> tau;
+  struct leaf {
+    index_t block, off, rows;  // rows [off, off + rows) of row block `block`
+  };
+  std::vector<leaf> leaves;
+  std::vector<index_t> first_leaf;     // leaves of block b: [first_leaf[b], first_leaf[b + 1])
+  std::vector<std::vector<T>> tau;     // per leaf
   std::vector<std::vector<merge>> levels;
 };
 
@@ -132,35 +137,60 @@ void reduce_r(const host& pol, index_t n, std::vector<std::vector<T>>& rs,
   });
 }
 
-/// Tree path of pass 1 + reduction (every row block has at least n rows).
+/// Per-thread scratch that keeps its memory between tasks (no page faults per block).
+template <class T, int Slot>
+T* scratch(std::size_t n) {
+  thread_local std::vector<T> buf;
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
+
+/// Tree path of pass 1 + reduction (every row block has at least n rows). Narrow matrices
+/// split each row block into cache-sized leaves (geqrf runs in cache); the leaves' n x n R
+/// factors are merged pairwise by tpqrt, level by level, leaf pairs in parallel.
 template <class T, class Load>
-void tsqr_factor_tree(const host& pol, tsqr_factors<T>& f, Load&& load) {
+void tsqr_factor_tree(const host& pol, tsqr_factors<T>& f, Load&& load, index_t leaf_rows) {
   const index_t n = f.n, B = index_t(f.rows.size());
   f.tree = true;
   f.k = n;
   f.nb = std::min<index_t>(n, 48);
   f.kb.assign(static_cast<std::size_t>(B), n);
   f.q.resize(static_cast<std::size_t>(B));
-  f.tau.resize(static_cast<std::size_t>(B));
-  std::vector<std::vector<T>> rb(static_cast<std::size_t>(B));
+  // Leaves: about 256 Ki elements each (at least n rows); none for wide matrices.
+  const index_t target = std::max<index_t>(n, leaf_rows > 0 ? leaf_rows : (index_t(1) << 18) / n);
+  f.first_leaf.assign(1, 0);
+  for (index_t b = 0; b < B; ++b) {
+    const index_t mb = f.rows[std::size_t(b)], nl = std::max<index_t>(1, mb / target);
+    for (index_t i = 0; i < nl; ++i) {
+      const index_t lo = mb * i / nl, hi = mb * (i + 1) / nl;
+      f.leaves.push_back({b, lo, hi - lo});
+    }
+    f.first_leaf.push_back(index_t(f.leaves.size()));
+  }
+  const index_t NL = index_t(f.leaves.size());
+  f.tau.resize(static_cast<std::size_t>(NL));
+  std::vector<std::vector<T>> rb(static_cast<std::size_t>(NL));
   {
     dense<host>::threads_guard g(blas_threads_for(pol, B));
     tessera::detail::for_each_block(pol, B, [&](index_t b) {
       const index_t mb = f.rows[std::size_t(b)];
       auto& a = f.q[std::size_t(b)];
-      auto& tau = f.tau[std::size_t(b)];
       a.resize(std::size_t(mb * n));
-      tau.resize(std::size_t(n));
       load(b, a.data());
-      dense<host>::geqrf(mb, n, a.data(), mb, tau.data());
-      auto& r = rb[std::size_t(b)];
-      r.assign(std::size_t(n * n), T(0));
-      for (index_t j = 0; j < n; ++j)
-        std::copy(a.data() + j * mb, a.data() + j * mb + j + 1, r.data() + j * n);
+      for (index_t li = f.first_leaf[std::size_t(b)]; li < f.first_leaf[std::size_t(b) + 1]; ++li) {
+        const auto& lf = f.leaves[std::size_t(li)];
+        auto& tau = f.tau[std::size_t(li)];
+        tau.resize(std::size_t(n));
+        T* al = a.data() + lf.off;
+        dense<host>::geqrf(lf.rows, n, al, mb, tau.data());
+        auto& r = rb[std::size_t(li)];
+        r.assign(std::size_t(n * n), T(0));
+        for (index_t j = 0; j < n; ++j) std::copy(al + j * mb, al + j * mb + j + 1, r.data() + j * n);
+      }
     });
   }
-  std::vector<index_t> cur(static_cast<std::size_t>(B));
-  for (index_t b = 0; b < B; ++b) cur[std::size_t(b)] = b;
+  std::vector<index_t> cur(static_cast<std::size_t>(NL));
+  for (index_t i = 0; i < NL; ++i) cur[std::size_t(i)] = i;
   while (cur.size() > 1) {
     const index_t pairs = index_t(cur.size() / 2);
     auto& level = f.levels.emplace_back(static_cast<std::size_t>(pairs));
@@ -190,7 +220,7 @@ tsqr_factors<T> tsqr_factor(const host& pol, const std::vector<index_t>& rows, i
   f.rows = rows;
   const index_t B = index_t(rows.size());
   if (opt.tree && opt.fanin == 0 && std::all_of(rows.begin(), rows.end(), [&](index_t r) { return r >= n; })) {
-    tsqr_factor_tree(pol, f, std::forward<Load>(load));
+    tsqr_factor_tree(pol, f, std::forward<Load>(load), opt.leaf_rows);
     return f;
   }
   f.kb.resize(static_cast<std::size_t>(B));
@@ -216,18 +246,18 @@ tsqr_factors<T> tsqr_factor_source(const host& pol, const Src& src, const tsqr_o
   std::vector<index_t> rows;
   for (index_t b = 0; b < src.blocks(); ++b) rows.push_back(src.rows(b));
   return tsqr_factor<T>(pol, rows, src.n, [&](index_t b, T* cm) {
-    std::vector<T> rm(std::size_t(src.rows(b) * src.n));
-    src.template load_row_major<T>(b, rm.data());
-    row_to_col_major(rm.data(), src.rows(b), src.n, cm);
+    T* rm = scratch<T, 1>(std::size_t(src.rows(b) * src.n));
+    src.template load_row_major<T>(b, rm);
+    row_to_col_major(rm, src.rows(b), src.n, cm);
   }, opt);
 }
 
 /// Pass 2 of the tree path: the root's n x kx matrix goes down the tree (tpmqrt), then each
-/// block applies its own reflectors (ormqr) to [C_b; 0].
+/// leaf applies its own reflectors (ormqr) to [C_leaf; 0], written row-major to dst(b).
 template <class T, class Dst>
 void tsqr_apply_tree(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst& dst) {
-  const index_t n = f.n, B = index_t(f.rows.size());
-  std::vector<std::vector<T>> c(static_cast<std::size_t>(B));
+  const index_t n = f.n, B = index_t(f.rows.size()), NL = index_t(f.leaves.size());
+  std::vector<std::vector<T>> c(static_cast<std::size_t>(NL));
   auto& root = c[0];
   root.assign(std::size_t(n * kx), T(0));
   if (x) std::copy(x, x + n * kx, root.data());
@@ -247,19 +277,24 @@ void tsqr_apply_tree(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx
   dense<host>::threads_guard g(blas_threads_for(pol, B));
   tessera::detail::for_each_block(pol, B, [&](index_t b) {
     const index_t mb = f.rows[std::size_t(b)];
-    std::vector<T> cf(std::size_t(mb * kx), T(0));
-    const auto& cb = c[std::size_t(b)];
-    for (index_t j = 0; j < kx; ++j) std::copy(cb.data() + j * n, cb.data() + (j + 1) * n, cf.data() + j * mb);
-    std::vector<T>().swap(c[std::size_t(b)]);
-    dense<host>::ormqr(mb, kx, n, f.q[std::size_t(b)].data(), mb, f.tau[std::size_t(b)].data(),
-                       cf.data(), mb);
+    T* cf = scratch<T, 0>(std::size_t(mb * kx));
+    std::fill(cf, cf + mb * kx, T(0));
+    for (index_t li = f.first_leaf[std::size_t(b)]; li < f.first_leaf[std::size_t(b) + 1]; ++li) {
+      const auto& lf = f.leaves[std::size_t(li)];
+      const auto& cl = c[std::size_t(li)];
+      for (index_t j = 0; j < kx; ++j)
+        std::copy(cl.data() + j * n, cl.data() + (j + 1) * n, cf + j * mb + lf.off);
+      std::vector<T>().swap(c[std::size_t(li)]);
+      dense<host>::ormqr(lf.rows, kx, n, f.q[std::size_t(b)].data() + lf.off, mb,
+                         f.tau[std::size_t(li)].data(), cf + lf.off, mb);
+    }
     std::vector<T>().swap(f.q[std::size_t(b)]);
     T* d = dst(b);
     // column-major mb x kx -> row-major
-    constexpr index_t tb = 32;
+    constexpr index_t tb = 64;
     for (index_t i0 = 0; i0 < mb; i0 += tb)
       for (index_t j = 0; j < kx; ++j)
-        for (index_t i = i0; i < std::min(mb, i0 + tb); ++i) d[i * kx + j] = cf[std::size_t(j * mb + i)];
+        for (index_t i = i0; i < std::min(mb, i0 + tb); ++i) d[i * kx + j] = cf[j * mb + i];
   });
 }
 

@@ -1,0 +1,367 @@
+// Dense per-block kernels of ts::linalg for the CUDA backend: cuSOLVER + cuBLAS, mirroring
+// dense<host> (linalg/dense_host.hpp) call for call so the chunked algorithms can use either:
+//
+//   dense<cuda>::geqrf / orgqr / ormqr        cusolverDn{S,D}geqrf / orgqr / ormqr
+//   dense<cuda>::gesdd                        cusolverDn{S,D}gesvdj (Jacobi, economy), falling
+//                                             back to cusolverDn{S,D}gesvd when it does not
+//                                             converge (gesvd needs m >= n: the transpose is
+//                                             factored when m < n)
+//   dense<cuda>::gemm                         cublas{S,D}gemm
+//   dense<cuda>::tpqrt / tpmqrt               no cuSOLVER equivalent: run by dense<host>
+//   dense<cuda>::threads_guard                no-op (the library threads are the GPU's)
+//
+// Pointers are host memory, column-major, as in dense<host>: each call stages its operands on
+// the calling thread's current device through the stream-ordered pool, runs on a per-thread
+// stream, and copies the results back before returning. Include from .cu files only.
+#pragma once
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "../backend/cuda/check.cuh"
+#include "../backend/cuda/policy.cuh"
+#include "dense_host.hpp"
+
+#define TESSERA_CUSOLVER_CHECK(expr) TESSERA_CUDA_LIB_CHECK("cuSOLVER", expr)
+#define TESSERA_CUBLAS_CHECK(expr) TESSERA_CUDA_LIB_CHECK("cuBLAS", expr)
+
+namespace tessera::linalg {
+
+namespace detail_cuda {
+
+/// cuSOLVER/cuBLAS handles and a stream of the calling thread on its current device.
+struct handles {
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  cusolverDnHandle_t solver = nullptr;
+  cublasHandle_t blas = nullptr;
+  ~handles() {
+    if (device < 0) return;
+    if (solver) cusolverDnDestroy(solver);
+    if (blas) cublasDestroy(blas);
+    if (stream) (void)cudaStreamDestroy(stream);
+  }
+};
+
+inline handles& current() {
+  if (!cuda::available())
+    throw std::runtime_error("tessera::linalg: dense<cuda> has no usable CUDA device: " +
+                             cuda::unavailable_reason());
+  thread_local std::vector<std::unique_ptr<handles>> per_device;
+  int dev = 0;
+  TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
+  if (per_device.size() <= std::size_t(dev)) per_device.resize(std::size_t(dev) + 1);
+  auto& h = per_device[std::size_t(dev)];
+  if (!h) {
+    h = std::make_unique<handles>();
+    h->device = dev;
+    TESSERA_CUDA_CHECK(cudaStreamCreateWithFlags(&h->stream, cudaStreamNonBlocking));
+    TESSERA_CUSOLVER_CHECK(cusolverDnCreate(&h->solver));
+    TESSERA_CUSOLVER_CHECK(cusolverDnSetStream(h->solver, h->stream));
+    TESSERA_CUBLAS_CHECK(cublasCreate(&h->blas));
+    TESSERA_CUBLAS_CHECK(cublasSetStream(h->blas, h->stream));
+  }
+  return *h;
+}
+
+/// Device buffers of one call, returned to the pool in stream order when the call ends.
+class scratch {
+ public:
+  explicit scratch(cudaStream_t s) : s_(s) {}
+  ~scratch() {
+    for (void* p : ptrs_) (void)cudaFreeAsync(p, s_);
+  }
+  template <class T>
+  T* get(index_t n) {
+    void* p = nullptr;
+    TESSERA_CUDA_CHECK(cudaMallocAsync(&p, std::size_t(std::max<index_t>(n, 1)) * sizeof(T), s_));
+    ptrs_.push_back(p);
+    return static_cast<T*>(p);
+  }
+  /// A device copy of n host elements.
+  template <class T>
+  T* upload(const T* h, index_t n) {
+    T* d = get<T>(n);
+    if (n > 0)
+      TESSERA_CUDA_CHECK(cudaMemcpyAsync(d, h, std::size_t(n) * sizeof(T), cudaMemcpyHostToDevice, s_));
+    return d;
+  }
+  template <class T>
+  void download(T* h, const T* d, index_t n) {
+    if (n > 0)
+      TESSERA_CUDA_CHECK(cudaMemcpyAsync(h, d, std::size_t(n) * sizeof(T), cudaMemcpyDeviceToHost, s_));
+  }
+  void sync() { TESSERA_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+
+ private:
+  cudaStream_t s_;
+  std::vector<void*> ptrs_;
+};
+
+inline int ci(index_t v) { return int(std::max<index_t>(v, 1)); }
+
+inline void check_info(int info, const char* what) {
+  if (info != 0)
+    throw std::runtime_error(std::string("tessera::linalg: cuSOLVER ") + what +
+                             " failed with info " + std::to_string(info));
+}
+
+}  // namespace detail_cuda
+
+template <>
+struct dense<cuda> {
+  class threads_guard {
+   public:
+    explicit threads_guard(int) {}
+    threads_guard(const threads_guard&) = delete;
+    threads_guard& operator=(const threads_guard&) = delete;
+  };
+
+  // --- QR -------------------------------------------------------------------------------------
+  template <class T>
+  static void geqrf(index_t m, index_t n, T* a, index_t lda, T* tau) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+    if (m == 0 || n == 0) return;
+    using namespace detail_cuda;
+    handles& h = current();
+    scratch s(h.stream);
+    T* da = s.upload(a, lda * n);
+    T* dt = s.get<T>(std::min(m, n));
+    int lwork = 0;
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDgeqrf_bufferSize(h.solver, int(m), int(n), da, ci(lda), &lwork));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSgeqrf_bufferSize(h.solver, int(m), int(n), da, ci(lda), &lwork));
+    T* work = s.get<T>(lwork);
+    int* info = s.get<int>(1);
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDgeqrf(h.solver, int(m), int(n), da, ci(lda), dt, work, lwork, info));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSgeqrf(h.solver, int(m), int(n), da, ci(lda), dt, work, lwork, info));
+    int hinfo = 0;
+    s.download(a, da, lda * n);
+    s.download(tau, dt, std::min(m, n));
+    s.download(&hinfo, info, 1);
+    s.sync();
+    check_info(hinfo, "geqrf");
+  }
+
+  template <class T>
+  static void orgqr(index_t m, index_t n, index_t k, T* a, index_t lda, const T* tau) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+    if (m == 0 || n == 0) return;
+    using namespace detail_cuda;
+    handles& h = current();
+    scratch s(h.stream);
+    T* da = s.upload(a, lda * n);
+    T* dt = s.upload(tau, k);
+    int lwork = 0;
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDorgqr_bufferSize(h.solver, int(m), int(n), int(k), da, ci(lda), dt, &lwork));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSorgqr_bufferSize(h.solver, int(m), int(n), int(k), da, ci(lda), dt, &lwork));
+    T* work = s.get<T>(lwork);
+    int* info = s.get<int>(1);
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDorgqr(h.solver, int(m), int(n), int(k), da, ci(lda), dt, work, lwork, info));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSorgqr(h.solver, int(m), int(n), int(k), da, ci(lda), dt, work, lwork, info));
+    int hinfo = 0;
+    s.download(a, da, lda * n);
+    s.download(&hinfo, info, 1);
+    s.sync();
+    check_info(hinfo, "orgqr");
+  }
+
+  /// c (m x n) = Q c, Q from the k reflectors of geqrf in a (m x k), tau.
+  template <class T>
+  static void ormqr(index_t m, index_t n, index_t k, const T* a, index_t lda, const T* tau, T* c,
+                    index_t ldc) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+    if (m == 0 || n == 0) return;
+    using namespace detail_cuda;
+    handles& h = current();
+    scratch s(h.stream);
+    T* da = s.upload(a, lda * k);
+    T* dt = s.upload(tau, k);
+    T* dc = s.upload(c, ldc * n);
+    int lwork = 0;
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDormqr_bufferSize(h.solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, int(m), int(n),
+                                                         int(k), da, ci(lda), dt, dc, ci(ldc), &lwork));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSormqr_bufferSize(h.solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, int(m), int(n),
+                                                         int(k), da, ci(lda), dt, dc, ci(ldc), &lwork));
+    T* work = s.get<T>(lwork);
+    int* info = s.get<int>(1);
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDormqr(h.solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, int(m), int(n), int(k), da,
+                                              ci(lda), dt, dc, ci(ldc), work, lwork, info));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSormqr(h.solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, int(m), int(n), int(k), da,
+                                              ci(lda), dt, dc, ci(ldc), work, lwork, info));
+    int hinfo = 0;
+    s.download(c, dc, ldc * n);
+    s.download(&hinfo, info, 1);
+    s.sync();
+    check_info(hinfo, "ormqr");
+  }
+
+  /// No cuSOLVER equivalent: the triangular-pentagonal QR runs on the host (dense<host>).
+  template <class... A>
+  static void tpqrt(A... a) {
+    dense<host>::tpqrt(a...);
+  }
+  template <class... A>
+  static void tpmqrt(A... a) {
+    dense<host>::tpmqrt(a...);
+  }
+
+  // --- SVD ------------------------------------------------------------------------------------
+  /// Thin SVD of the m x n matrix a (destroyed): s (k), u (m x k), vt (k x n), k = min(m, n).
+  /// Jacobi (gesvdj, economy); QR iteration (gesvd) when gesvdj does not converge.
+  template <class T>
+  static void gesdd(index_t m, index_t n, T* a, index_t lda, T* s, T* u, index_t ldu, T* vt,
+                    index_t ldvt) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+    const index_t k = std::min(m, n);
+    if (k == 0) return;
+    if (gesvdj(m, n, a, lda, s, u, ldu, vt, ldvt) == 0) return;
+    gesvd(m, n, a, lda, s, u, ldu, vt, ldvt);
+  }
+
+  /// Jacobi SVD; returns cuSOLVER's info (0: converged). a is not modified.
+  template <class T>
+  static int gesvdj(index_t m, index_t n, const T* a, index_t lda, T* s, T* u, index_t ldu, T* vt,
+                    index_t ldvt) {
+    using namespace detail_cuda;
+    const index_t k = std::min(m, n);
+    handles& h = current();
+    scratch sc(h.stream);
+    T* da = sc.upload(a, lda * n);
+    T* ds = sc.get<T>(k);
+    T* du = sc.get<T>(m * k);
+    T* dv = sc.get<T>(n * k);
+    int* info = sc.get<int>(1);
+    gesvdjInfo_t params = nullptr;
+    TESSERA_CUSOLVER_CHECK(cusolverDnCreateGesvdjInfo(&params));
+    struct destroy {
+      gesvdjInfo_t p;
+      ~destroy() { cusolverDnDestroyGesvdjInfo(p); }
+    } guard{params};
+    int lwork = 0;
+    const auto jobz = CUSOLVER_EIG_MODE_VECTOR;
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDgesvdj_bufferSize(h.solver, jobz, 1, int(m), int(n), da, ci(lda), ds, du,
+                                                          ci(m), dv, ci(n), &lwork, params));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSgesvdj_bufferSize(h.solver, jobz, 1, int(m), int(n), da, ci(lda), ds, du,
+                                                          ci(m), dv, ci(n), &lwork, params));
+    T* work = sc.get<T>(lwork);
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDgesvdj(h.solver, jobz, 1, int(m), int(n), da, ci(lda), ds, du, ci(m), dv,
+                                               ci(n), work, lwork, info, params));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSgesvdj(h.solver, jobz, 1, int(m), int(n), da, ci(lda), ds, du, ci(m), dv,
+                                               ci(n), work, lwork, info, params));
+    std::vector<T> hv(std::size_t(n * k));
+    int hinfo = 0;
+    sc.download(s, ds, k);
+    sc.download(hv.data(), dv, n * k);
+    sc.download(&hinfo, info, 1);
+    if (ldu == m) sc.download(u, du, m * k);
+    std::vector<T> hu;
+    if (ldu != m) {
+      hu.resize(std::size_t(m * k));
+      sc.download(hu.data(), du, m * k);
+    }
+    sc.sync();
+    if (hinfo < 0) check_info(hinfo, "gesvdj");
+    if (hinfo != 0) return hinfo;
+    if (ldu != m)
+      for (index_t j = 0; j < k; ++j) std::copy_n(hu.data() + j * m, m, u + j * ldu);
+    for (index_t j = 0; j < n; ++j)  // vt = V'
+      for (index_t i = 0; i < k; ++i) vt[i + j * ldvt] = hv[std::size_t(j + i * n)];
+    return 0;
+  }
+
+  /// QR-iteration SVD (cuSOLVER gesvd, which needs m >= n: the transpose is factored for
+  /// m < n). a is destroyed.
+  template <class T>
+  static void gesvd(index_t m, index_t n, T* a, index_t lda, T* s, T* u, index_t ldu, T* vt,
+                    index_t ldvt) {
+    using namespace detail_cuda;
+    const index_t k = std::min(m, n);
+    const bool tr = m < n;
+    const index_t M = tr ? n : m, N = tr ? m : n;  // factored matrix is M x N, M >= N
+    std::vector<T> b(std::size_t(M * N));
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < m; ++i) (tr ? b[std::size_t(j + i * M)] : b[std::size_t(i + j * M)]) = a[i + j * lda];
+    handles& h = current();
+    scratch sc(h.stream);
+    T* db = sc.upload(b.data(), M * N);
+    T* ds = sc.get<T>(k);
+    T* dU = sc.get<T>(M * N);   // M x N
+    T* dVt = sc.get<T>(N * N);  // N x N
+    int* info = sc.get<int>(1);
+    int lwork = 0;
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDgesvd_bufferSize(h.solver, int(M), int(N), &lwork));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSgesvd_bufferSize(h.solver, int(M), int(N), &lwork));
+    T* work = sc.get<T>(lwork);
+    T* rwork = sc.get<T>(N);
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDgesvd(h.solver, 'S', 'S', int(M), int(N), db, int(M), ds, dU, int(M), dVt,
+                                              int(N), work, lwork, rwork, info));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSgesvd(h.solver, 'S', 'S', int(M), int(N), db, int(M), ds, dU, int(M), dVt,
+                                              int(N), work, lwork, rwork, info));
+    std::vector<T> U(std::size_t(M * N)), Vt(std::size_t(N * N));
+    int hinfo = 0;
+    sc.download(s, ds, k);
+    sc.download(U.data(), dU, M * N);
+    sc.download(Vt.data(), dVt, N * N);
+    sc.download(&hinfo, info, 1);
+    sc.sync();
+    check_info(hinfo, "gesvd");
+    // B = U S Vt. Not transposed: u = U (m x k), vt = Vt (k x n). Transposed (A = B'):
+    // A = Vt' S U', so u = Vt' (m x k) and vt = U' (k x n).
+    for (index_t j = 0; j < k; ++j)
+      for (index_t i = 0; i < m; ++i)
+        u[i + j * ldu] = tr ? Vt[std::size_t(j + i * N)] : U[std::size_t(i + j * M)];
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < k; ++i)
+        vt[i + j * ldvt] = tr ? U[std::size_t(j + i * M)] : Vt[std::size_t(i + j * N)];
+  }
+
+  // --- GEMM -----------------------------------------------------------------------------------
+  /// c = alpha * op(a) * op(b) + beta * c, column-major; op(x) = x' when the flag is set.
+  template <class T>
+  static void gemm(bool ta, bool tb, index_t m, index_t n, index_t k, T alpha, const T* a,
+                   index_t lda, const T* b, index_t ldb, T beta, T* c, index_t ldc) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+    if (m == 0 || n == 0) return;
+    using namespace detail_cuda;
+    handles& h = current();
+    scratch s(h.stream);
+    const T* da = s.upload(a, lda * (ta ? m : k));
+    const T* db = s.upload(b, ldb * (tb ? k : n));
+    T* dc = s.upload(c, ldc * n);  // rows m..ldc of c are kept, as BLAS keeps them
+    const auto opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUBLAS_CHECK(cublasDgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, da, ci(lda), db, ci(ldb),
+                                       &beta, dc, ci(ldc)));
+    else
+      TESSERA_CUBLAS_CHECK(cublasSgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, da, ci(lda), db, ci(ldb),
+                                       &beta, dc, ci(ldc)));
+    s.download(c, dc, ldc * n);
+    s.sync();
+  }
+};
+
+}  // namespace tessera::linalg
