@@ -1,0 +1,119 @@
+// dense<cuda> (cuSOLVER + cuBLAS) against dense<host> (LAPACK + OpenBLAS) on random matrices.
+// Needs a usable GPU; skips otherwise.
+#include "gpu_required.cuh"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <tessera/linalg/dense_cuda.cuh>
+
+#include "support/cases.hpp"
+
+namespace ts = tessera;
+using dh = ts::linalg::dense<ts::host>;
+using dc = ts::linalg::dense<ts::cuda>;
+using testing::test_seed;
+
+namespace {
+
+template <class T>
+std::vector<T> random_matrix(std::mt19937_64& rng, ts::index_t rows, ts::index_t cols) {
+  std::normal_distribution<double> nd;
+  std::vector<T> a(std::size_t(rows * cols));
+  for (auto& x : a) x = T(nd(rng));
+  return a;
+}
+
+template <class T>
+double max_abs_diff(const std::vector<T>& a, const std::vector<T>& b) {
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(double(a[i]) - double(b[i])));
+  return m;
+}
+
+template <class T>
+constexpr double tol() {
+  return std::is_same_v<T, double> ? 1e-10 : 2e-3;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("cuBLAS gemm equals OpenBLAS gemm", "[cuda][linalg]", float, double) {
+  using T = TestType;
+  const auto seed = test_seed(515);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 40; ++it) {
+    const ts::index_t m = 1 + rng() % 40, n = 1 + rng() % 40, k = 1 + rng() % 40;
+    const bool ta = rng() & 1, tb = rng() & 1;
+    const ts::index_t lda = (ta ? k : m) + rng() % 3, ldb = (tb ? n : k) + rng() % 3, ldc = m + rng() % 3;
+    INFO("seed " << seed << " it " << it << " m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb);
+    auto a = random_matrix<T>(rng, lda, ta ? m : k);
+    auto b = random_matrix<T>(rng, ldb, tb ? k : n);
+    auto c0 = random_matrix<T>(rng, ldc, n);
+    auto c1 = c0;
+    const T alpha = T(1.5), beta = it % 2 ? T(0) : T(-0.5);
+    dh::gemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c0.data(), ldc);
+    dc::gemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c1.data(), ldc);
+    CHECK(max_abs_diff(c0, c1) <= tol<T>() * double(k + 1));
+  }
+}
+
+TEMPLATE_TEST_CASE("cuSOLVER QR reconstructs and matches LAPACK up to signs", "[cuda][linalg]", float, double) {
+  using T = TestType;
+  const auto seed = test_seed(616);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 20; ++it) {
+    const ts::index_t n = 1 + rng() % 20, m = n + rng() % 40;
+    INFO("seed " << seed << " it " << it << " m " << m << " n " << n);
+    auto a = random_matrix<T>(rng, m, n);
+    auto qh = a, qc = a;
+    std::vector<T> th(static_cast<std::size_t>(n)), tc(static_cast<std::size_t>(n));
+    dh::geqrf(m, n, qh.data(), m, th.data());
+    dc::geqrf(m, n, qc.data(), m, tc.data());
+    // R (upper triangle) equal up to the sign of each row.
+    for (ts::index_t i = 0; i < n; ++i)
+      for (ts::index_t j = i; j < n; ++j)
+        CHECK(std::abs(std::abs(double(qh[std::size_t(i + j * m)])) - std::abs(double(qc[std::size_t(i + j * m)]))) <=
+              tol<T>() * 10);
+    std::vector<T> r(std::size_t(n * n), T(0));
+    for (ts::index_t j = 0; j < n; ++j)
+      for (ts::index_t i = 0; i <= j; ++i) r[std::size_t(i + j * n)] = qc[std::size_t(i + j * m)];
+    dc::orgqr(m, n, n, qc.data(), m, tc.data());
+    std::vector<T> qr(std::size_t(m * n), T(0));
+    dh::gemm(false, false, m, n, n, T(1), qc.data(), m, r.data(), n, T(0), qr.data(), m);
+    CHECK(max_abs_diff(qr, a) <= tol<T>() * 10 * double(n));
+    std::vector<T> qtq(std::size_t(n * n), T(0)), eye(std::size_t(n * n), T(0));
+    for (ts::index_t i = 0; i < n; ++i) eye[std::size_t(i + i * n)] = T(1);
+    dh::gemm(true, false, n, n, m, T(1), qc.data(), m, qc.data(), m, T(0), qtq.data(), n);
+    CHECK(max_abs_diff(qtq, eye) <= tol<T>() * 10 * double(m));
+  }
+}
+
+TEMPLATE_TEST_CASE("cuSOLVER SVD (gesvdj and gesvd) matches LAPACK", "[cuda][linalg]", float, double) {
+  using T = TestType;
+  const auto seed = test_seed(717);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 20; ++it) {
+    const ts::index_t m = 1 + rng() % 30, n = 1 + rng() % 30, k = std::min(m, n);
+    INFO("seed " << seed << " it " << it << " m " << m << " n " << n);
+    auto a = random_matrix<T>(rng, m, n);
+    for (int method = 0; method < 2; ++method) {
+      auto ah = a, ac = a;
+      std::vector<T> sh(static_cast<std::size_t>(k)), sc(static_cast<std::size_t>(k)), uh(std::size_t(m * k)), uc(std::size_t(m * k)),
+          vh(std::size_t(k * n)), vc(std::size_t(k * n));
+      dh::gesdd(m, n, ah.data(), m, sh.data(), uh.data(), m, vh.data(), k);
+      if (method == 0) dc::gesdd(m, n, ac.data(), m, sc.data(), uc.data(), m, vc.data(), k);
+      else dc::gesvd(m, n, ac.data(), m, sc.data(), uc.data(), m, vc.data(), k);
+      CHECK(max_abs_diff(sh, sc) <= tol<T>() * 10 * double(m + n));
+      // U S Vt reconstructs A.
+      std::vector<T> us = uc, rec(std::size_t(m * n), T(0));
+      for (ts::index_t j = 0; j < k; ++j)
+        for (ts::index_t i = 0; i < m; ++i) us[std::size_t(i + j * m)] *= sc[std::size_t(j)];
+      dh::gemm(false, false, m, n, k, T(1), us.data(), m, vc.data(), k, T(0), rec.data(), m);
+      CHECK(max_abs_diff(rec, a) <= tol<T>() * 10 * double(m + n));
+    }
+  }
+}
