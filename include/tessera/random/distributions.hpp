@@ -22,6 +22,13 @@
 #define TESSERA_RANDOM_XSIMD 0
 #endif
 
+// gcc 12 -Wall reports its own AVX-512 intrinsics (_mm512_undefined_*) and the batch arrays
+// (filled up to the count used) as maybe-uninitialized: false positives.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 namespace tessera::random {
 
 /// Bit position of the retry index in the subsequence: streams are < 2^48.
@@ -139,8 +146,8 @@ struct uniform_dist {
   static constexpr int epb = std::is_same_v<T, double> ? 2 : 4;
   T low = 0, width = 1, high = 1, below_high = 0;
   TESSERA_HD TESSERA_INLINE T map(T u) const {
-    const T r = math::fmad(u, width, low);
-    return r < high ? r : below_high;
+    const T r = math::fmad(u, width, low), top = below_high;
+    return r < high ? r : top;
   }
   TESSERA_HD TESSERA_INLINE T element(const u32x4& w, int slot, const site&) const {
     if constexpr (epb == 2) return map(conv::u53(w.v[2 * slot], w.v[2 * slot + 1]));
@@ -347,6 +354,9 @@ struct integers_dist {
   /// First tries from the element's own words: offset and whether one was accepted.
   TESSERA_HD TESSERA_INLINE std::uint64_t first(std::uint32_t a, std::uint32_t b, bool& ok) const {
     if (wide) return try64(a, b, ok);
+    return first32(a, b, ok);
+  }
+  TESSERA_HD TESSERA_INLINE std::uint64_t first32(std::uint32_t a, std::uint32_t b, bool& ok) const {
     bool ok1;
     const std::uint64_t o0 = try32(a, ok);
     const std::uint64_t o1 = try32(b, ok1);
@@ -362,13 +372,24 @@ struct integers_dist {
   }
   void blocks(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
               const std::uint32_t* w, int nb, T* __restrict out, const site& s0) const {
-    bool okv[2 * (batch_size + 2)];
-    for (int j = 0; j < nb; ++j) {
-      bool a, b;
-      out[2 * j] = result(first(x[j], y[j], a));
-      out[2 * j + 1] = result(first(z[j], w[j], b));
-      okv[2 * j] = a;
-      okv[2 * j + 1] = b;
+    alignas(64) std::uint8_t okv[2 * (batch_size + 2)];
+    if (!wide) {  // branch-free 32-bit tries: vectorizes
+      const integers_dist d = *this;
+      for (int j = 0; j < nb; ++j) {
+        bool a, b;
+        out[2 * j] = d.result(d.first32(x[j], y[j], a));
+        out[2 * j + 1] = d.result(d.first32(z[j], w[j], b));
+        okv[2 * j] = a;
+        okv[2 * j + 1] = b;
+      }
+    } else {
+      for (int j = 0; j < nb; ++j) {
+        bool a, b;
+        out[2 * j] = result(try64(x[j], y[j], a));
+        out[2 * j + 1] = result(try64(z[j], w[j], b));
+        okv[2 * j] = a;
+        okv[2 * j + 1] = b;
+      }
     }
     for (int k = 0; k < 2 * nb; ++k)
       if (!okv[k]) {
@@ -513,3 +534,7 @@ struct philox_array {
 };
 
 }  // namespace tessera::random
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

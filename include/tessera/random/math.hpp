@@ -7,6 +7,8 @@
 // (x86-64 below -march=x86-64-v3) fmad() falls back to a*b+c: still deterministic on that
 // host, but the last bit of some values may differ from an FMA host or a GPU.
 #pragma once
+#include <math.h>
+
 #include <cstdint>
 
 #include "../config.hpp"

@@ -18,6 +18,13 @@
 
 #include "../config.hpp"
 
+// gcc 12 -Wall reports its own AVX-512 intrinsics (_mm512_undefined_*) and the batch arrays
+// (filled up to the count used) as maybe-uninitialized: false positives.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 namespace tessera::random {
 
 /// Four 32-bit words: a Philox counter or output block (x, y, z, w = v[0..3]).
@@ -181,3 +188,7 @@ inline void batch(key k, std::uint64_t subsequence, const std::uint32_t* lo,
 
 }  // namespace philox
 }  // namespace tessera::random
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
