@@ -1,8 +1,8 @@
 // Randomized truncated SVD (Halko, Martinsson & Tropp 2011, algorithm 4.4 with re-orthogonal-
 // ization between power iterations), evaluated row block by row block:
 //
-//   Omega  n x l Gaussian test matrix, l = min(k + oversampling, n)  (counter-based: a
-//          ts::generated leaf whose element i is a normal draw hashed from (seed, i))
+//   Omega  n x l Gaussian test matrix, l = min(k + oversampling, n): the counter-based
+//          generator, ts::random::default_rng(seed).standard_normal<T>({n, l}) (Philox)
 //   Y = A Omega;  repeat n_power_iter times: Q = tsqr(Y), Z = orth(A' Q), Y = A Z
 //   Q = tsqr(Y);  B' = A' Q (n x l);  B = U_B S V';  U = Q U_B[:, :k]
 //
@@ -11,7 +11,7 @@
 #pragma once
 #include <cstdint>
 
-#include "../nodes/generated.hpp"
+#include "../random.hpp"
 #include "tsqr.hpp"
 
 namespace tessera::linalg {
@@ -25,26 +25,6 @@ struct svd_compressed_options {
 
 namespace detail {
 
-/// Element i of a standard normal matrix from (seed, i): two 53-bit uniforms from a
-/// splitmix64-style hash of the counter, Box-Muller. Deterministic on every backend.
-template <class T>
-struct hash_normal {
-  using value_type = T;
-  std::uint64_t seed;
-  TESSERA_HD static std::uint64_t mix(std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  TESSERA_HD T operator()(index_t i) const {
-    const std::uint64_t base = mix(seed ^ 0x9E3779B97F4A7C15ull) + 2 * std::uint64_t(i) * 0x9E3779B97F4A7C15ull;
-    const std::uint64_t a = mix(base), b = mix(base + 0x9E3779B97F4A7C15ull);
-    const double u1 = (double(a >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
-    const double u2 = double(b >> 11) * 0x1.0p-53;          // [0, 1)
-    return T(__builtin_sqrt(-2.0 * __builtin_log(u1)) * __builtin_cos(6.283185307179586 * u2));
-  }
-};
-
 template <class T, class Src>
 svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compressed_options& opt,
                                   const host& pol, const std::vector<index_t>& vcols) {
@@ -54,7 +34,7 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
   for (index_t b = 0; b < B; ++b) rows.push_back(src.rows(b));
 
   // Omega, row-major n x l (== column-major l x n).
-  generated<hash_normal<T>> omega_expr(hash_normal<T>{opt.seed}, chunk_grid({n, l}, chunks_t{{n}, {l}}));
+  auto omega_expr = random::default_rng(opt.seed).standard_normal<T>({n, l}, chunks_t{{n}, {l}});
   std::vector<T> omega_t(std::size_t(n * l));
   tessera::detail::evaluate_into(omega_expr, pol, omega_t.data());
 
