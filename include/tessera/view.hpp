@@ -13,6 +13,7 @@
 #pragma once
 #include <algorithm>
 #include <concepts>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -52,10 +53,19 @@ concept slice_integer = std::integral<T> && !std::same_as<std::remove_cv_t<T>, b
 template <class T>
 concept slice_bound = slice_integer<T> || std::same_as<std::remove_cvref_t<T>, placeholder_t>;
 
+/// An integer as index_t; unsigned values beyond index_t's range saturate (so a huge stop
+/// clips, and a huge index is out of range, instead of wrapping to a negative index).
+template <slice_integer T>
+constexpr index_t to_index(T v) {
+  if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(index_t))
+    if (v > T(std::numeric_limits<index_t>::max())) return std::numeric_limits<index_t>::max();
+  return index_t(v);
+}
+
 template <class T>
-void set_bound(const T& v, index_t& value, bool& has) {
+constexpr void set_bound(const T& v, index_t& value, bool& has) {
   if constexpr (slice_integer<T>) {
-    value = index_t(v);
+    value = to_index(v);
     has = true;
   } else {
     value = 0;
@@ -97,7 +107,7 @@ class slice {
 
   slice() : kind_(kind::all) {}
   template <detail::slice_integer I>
-  slice(I i) : kind_(kind::index), index_(index_t(i)) {}
+  slice(I i) : kind_(kind::index), index_(detail::to_index(i)) {}
   slice(const range_t& r) : kind_(kind::range), range_(r) {}
   slice(all_t) : kind_(kind::all) {}
   slice(newaxis_t) : kind_(kind::newaxis) {}
