@@ -320,7 +320,7 @@ struct integers_dist {
 
   // 32-bit try: sets ok, returns the offset.
   TESSERA_HD TESSERA_INLINE std::uint64_t try32(std::uint32_t x, bool& ok) const {
-    const std::uint64_t m = std::uint64_t(x) * range;
+    const std::uint64_t m = std::uint64_t(x) * std::uint32_t(range);  // 32 x 32 -> 64 bits
     ok = std::uint32_t(m) >= std::uint32_t(thresh);
     return m >> 32;
   }
