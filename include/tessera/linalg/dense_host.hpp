@@ -19,25 +19,17 @@
 #include <string>
 #include <vector>
 
+#include <cblas.h>
 #include <lapacke.h>
 
 #include "../backend/host.hpp"
 #include "../config.hpp"
 
-// OpenBLAS's own thread control (declared in Debian's OpenBLAS cblas.h; declared here too so
-// this header does not depend on which cblas.h the alternatives system selected).
+// OpenBLAS's own thread control (declared in OpenBLAS's cblas.h; declared here too so this
+// header also compiles where the alternatives system selected another cblas.h).
 extern "C" {
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
-}
-
-// CBLAS gemm (declared here to avoid clashes between cblas.h variants).
-extern "C" {
-void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float alpha,
-                 const float* a, int lda, const float* b, int ldb, float beta, float* c, int ldc);
-void cblas_dgemm(int layout, int transa, int transb, int m, int n, int k, double alpha,
-                 const double* a, int lda, const double* b, int ldb, double beta, double* c,
-                 int ldc);
 }
 
 namespace tessera::linalg {
@@ -165,13 +157,15 @@ struct dense<host> {
                    const double* a, index_t lda, const double* b, index_t ldb, double beta,
                    double* c, index_t ldc) {
     if (m == 0 || n == 0) return;
-    cblas_dgemm(102, ta ? 112 : 111, tb ? 112 : 111, int(m), int(n), int(k), alpha, a,
+    cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                int(m), int(n), int(k), alpha, a,
                 int(li(lda)), b, int(li(ldb)), beta, c, int(li(ldc)));
   }
   static void gemm(bool ta, bool tb, index_t m, index_t n, index_t k, float alpha, const float* a,
                    index_t lda, const float* b, index_t ldb, float beta, float* c, index_t ldc) {
     if (m == 0 || n == 0) return;
-    cblas_sgemm(102, ta ? 112 : 111, tb ? 112 : 111, int(m), int(n), int(k), alpha, a,
+    cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                int(m), int(n), int(k), alpha, a,
                 int(li(lda)), b, int(li(ldb)), beta, c, int(li(ldc)));
   }
 };
