@@ -12,7 +12,7 @@
 #pragma once
 #include <cstdint>
 
-#if !defined(__CUDACC__) && (defined(__AVX512F__) || defined(__AVX2__))
+#if !defined(__CUDACC__) && (defined(__AVX512F__) || defined(__AVX2__) || defined(__SSE2__))
 #include <immintrin.h>
 #endif
 
@@ -76,7 +76,7 @@ TESSERA_HD inline u32x4 at(key k, std::uint64_t subsequence, std::uint64_t blk) 
                std::uint32_t(subsequence >> 32), k.k0, k.k1);
 }
 
-#if !defined(__CUDACC__) && (defined(__AVX512F__) || defined(__AVX2__))
+#if !defined(__CUDACC__) && (defined(__AVX512F__) || defined(__AVX2__) || defined(__SSE2__))
 namespace simd {
 #if defined(__AVX512F__)
 using vec = __m512i;
@@ -93,7 +93,7 @@ TESSERA_INLINE vec mulhilo(vec a, vec m, vec& hi) {
   hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po);
   return _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
 }
-#else
+#elif defined(__AVX2__)
 using vec = __m256i;
 inline constexpr int lanes = 8;
 TESSERA_INLINE vec load(const std::uint32_t* p) { return _mm256_loadu_si256((const __m256i*)p); }
@@ -107,6 +107,21 @@ TESSERA_INLINE vec mulhilo(vec a, vec m, vec& hi) {
   hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
   return _mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA);
 }
+#else  // SSE2 (any x86-64)
+using vec = __m128i;
+inline constexpr int lanes = 4;
+TESSERA_INLINE vec load(const std::uint32_t* p) { return _mm_loadu_si128((const __m128i*)p); }
+TESSERA_INLINE void store(std::uint32_t* p, vec v) { _mm_storeu_si128((__m128i*)p, v); }
+TESSERA_INLINE vec set1(std::uint32_t a) { return _mm_set1_epi32(int(a)); }
+TESSERA_INLINE vec add(vec a, vec b) { return _mm_add_epi32(a, b); }
+TESSERA_INLINE vec xor3(vec a, vec b, vec c) { return _mm_xor_si128(_mm_xor_si128(a, b), c); }
+TESSERA_INLINE vec mulhilo(vec a, vec m, vec& hi) {
+  const vec pe = _mm_mul_epu32(a, m);
+  const vec po = _mm_mul_epu32(_mm_srli_epi64(a, 32), m);
+  const vec high = _mm_set1_epi64x(std::int64_t(0xFFFFFFFF00000000ull));
+  hi = _mm_or_si128(_mm_srli_epi64(pe, 32), _mm_and_si128(po, high));
+  return _mm_or_si128(_mm_andnot_si128(high, pe), _mm_slli_epi64(po, 32));
+}
 #endif
 }  // namespace simd
 #define TESSERA_PHILOX_SIMD 1
@@ -115,7 +130,7 @@ TESSERA_INLINE vec mulhilo(vec a, vec m, vec& hi) {
 #endif
 
 /// Host batch: blocks lo[j] | hi[j] << 32 (j < n) of one subsequence, as four word arrays
-/// (structure of arrays). AVX-512 / AVX2 lanes where available, block() for the rest.
+/// (structure of arrays). AVX-512 / AVX2 / SSE2 lanes where available, block() for the rest.
 inline void batch(key k, std::uint64_t subsequence, const std::uint32_t* lo,
                   const std::uint32_t* hi, int n, std::uint32_t* x, std::uint32_t* y,
                   std::uint32_t* z, std::uint32_t* w) {
