@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cblas.h>
@@ -60,67 +61,93 @@ struct dense<host> {
   }
   static lapack_int li(index_t v) { return lapack_int(std::max<index_t>(v, 1)); }
 
-  // --- QR -------------------------------------------------------------------------------------
-  static void geqrf(index_t m, index_t n, double* a, index_t lda, double* tau) {
-    check(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), a, li(lda), tau), "dgeqrf");
+  /// Per-thread LAPACK workspace, kept between calls (the _work entry points: no per-call
+  /// allocation and no LAPACKE NaN scan of the inputs).
+  template <class T>
+  static T* work(std::size_t n) {
+    thread_local std::vector<T> w;
+    if (w.size() < n) w.resize(n);
+    return w.data();
   }
-  static void geqrf(index_t m, index_t n, float* a, index_t lda, float* tau) {
-    check(LAPACKE_sgeqrf(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), a, li(lda), tau), "sgeqrf");
-  }
-  static void orgqr(index_t m, index_t n, index_t k, double* a, index_t lda, const double* tau) {
-    check(LAPACKE_dorgqr(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), lapack_int(k), a,
-                         li(lda), tau),
-          "dorgqr");
-  }
-  static void orgqr(index_t m, index_t n, index_t k, float* a, index_t lda, const float* tau) {
-    check(LAPACKE_sorgqr(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), lapack_int(k), a,
-                         li(lda), tau),
-          "sorgqr");
+  template <class T>
+  static lapack_int query_size(T q) {
+    return std::max<lapack_int>(1, lapack_int(q));
   }
 
-  /// c (m x n) = Q c, Q from the k reflectors of geqrf in a (m x k), tau.
-  static void ormqr(index_t m, index_t n, index_t k, const double* a, index_t lda,
-                    const double* tau, double* c, index_t ldc) {
-    check(LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'N', lapack_int(m), lapack_int(n), lapack_int(k),
-                         a, li(lda), tau, c, li(ldc)),
-          "dormqr");
+  // --- QR -------------------------------------------------------------------------------------
+  template <class T>
+  static void geqrf(index_t m, index_t n, T* a, index_t lda, T* tau) {
+    T q = 0;
+    const lapack_int M = lapack_int(m), N = lapack_int(n), L = li(lda);
+    if constexpr (std::is_same_v<T, double>) {
+      check(LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, M, N, a, L, tau, &q, -1), "dgeqrf");
+      const lapack_int lw = query_size(q);
+      check(LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, M, N, a, L, tau, work<T>(std::size_t(lw)), lw), "dgeqrf");
+    } else {
+      check(LAPACKE_sgeqrf_work(LAPACK_COL_MAJOR, M, N, a, L, tau, &q, -1), "sgeqrf");
+      const lapack_int lw = query_size(q);
+      check(LAPACKE_sgeqrf_work(LAPACK_COL_MAJOR, M, N, a, L, tau, work<T>(std::size_t(lw)), lw), "sgeqrf");
+    }
   }
-  static void ormqr(index_t m, index_t n, index_t k, const float* a, index_t lda,
-                    const float* tau, float* c, index_t ldc) {
-    check(LAPACKE_sormqr(LAPACK_COL_MAJOR, 'L', 'N', lapack_int(m), lapack_int(n), lapack_int(k),
-                         a, li(lda), tau, c, li(ldc)),
-          "sormqr");
+  template <class T>
+  static void orgqr(index_t m, index_t n, index_t k, T* a, index_t lda, const T* tau) {
+    T q = 0;
+    const lapack_int M = lapack_int(m), N = lapack_int(n), K = lapack_int(k), L = li(lda);
+    if constexpr (std::is_same_v<T, double>) {
+      check(LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, M, N, K, a, L, tau, &q, -1), "dorgqr");
+      const lapack_int lw = query_size(q);
+      check(LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, M, N, K, a, L, tau, work<T>(std::size_t(lw)), lw), "dorgqr");
+    } else {
+      check(LAPACKE_sorgqr_work(LAPACK_COL_MAJOR, M, N, K, a, L, tau, &q, -1), "sorgqr");
+      const lapack_int lw = query_size(q);
+      check(LAPACKE_sorgqr_work(LAPACK_COL_MAJOR, M, N, K, a, L, tau, work<T>(std::size_t(lw)), lw), "sorgqr");
+    }
+  }
+  /// c (m x n) = Q c, Q from the k reflectors of geqrf in a (m x k), tau.
+  template <class T>
+  static void ormqr(index_t m, index_t n, index_t k, const T* a, index_t lda, const T* tau, T* c,
+                    index_t ldc) {
+    T q = 0;
+    const lapack_int M = lapack_int(m), N = lapack_int(n), K = lapack_int(k), L = li(lda),
+                     LC = li(ldc);
+    if constexpr (std::is_same_v<T, double>) {
+      check(LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'N', M, N, K, a, L, tau, c, LC, &q, -1), "dormqr");
+      const lapack_int lw = query_size(q);
+      check(LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'N', M, N, K, a, L, tau, c, LC,
+                                work<T>(std::size_t(lw)), lw), "dormqr");
+    } else {
+      check(LAPACKE_sormqr_work(LAPACK_COL_MAJOR, 'L', 'N', M, N, K, a, L, tau, c, LC, &q, -1), "sormqr");
+      const lapack_int lw = query_size(q);
+      check(LAPACKE_sormqr_work(LAPACK_COL_MAJOR, 'L', 'N', M, N, K, a, L, tau, c, LC,
+                                work<T>(std::size_t(lw)), lw), "sormqr");
+    }
   }
   /// QR of [A; B] with A (n x n) upper triangular, B (m x n) pentagonal (last l rows upper
   /// trapezoidal): A becomes R, B the reflectors V, t (nb x n) the block reflector factors.
-  static void tpqrt(index_t m, index_t n, index_t l, index_t nb, double* a, index_t lda,
-                    double* b, index_t ldb, double* t, index_t ldt) {
-    check(LAPACKE_dtpqrt(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), lapack_int(l),
-                         lapack_int(nb), a, li(lda), b, li(ldb), t, li(ldt)),
-          "dtpqrt");
-  }
-  static void tpqrt(index_t m, index_t n, index_t l, index_t nb, float* a, index_t lda, float* b,
-                    index_t ldb, float* t, index_t ldt) {
-    check(LAPACKE_stpqrt(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), lapack_int(l),
-                         lapack_int(nb), a, li(lda), b, li(ldb), t, li(ldt)),
-          "stpqrt");
+  template <class T>
+  static void tpqrt(index_t m, index_t n, index_t l, index_t nb, T* a, index_t lda, T* b,
+                    index_t ldb, T* t, index_t ldt) {
+    T* w = work<T>(std::size_t(nb * n));
+    if constexpr (std::is_same_v<T, double>)
+      check(LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), lapack_int(l),
+                                lapack_int(nb), a, li(lda), b, li(ldb), t, li(ldt), w), "dtpqrt");
+    else
+      check(LAPACKE_stpqrt_work(LAPACK_COL_MAJOR, lapack_int(m), lapack_int(n), lapack_int(l),
+                                lapack_int(nb), a, li(lda), b, li(ldb), t, li(ldt), w), "stpqrt");
   }
   /// [a; b] = Q [a; b] with Q from tpqrt (v: m x k, t: nb x k); a is k x n, b is m x n.
-  static void tpmqrt(index_t m, index_t n, index_t k, index_t l, index_t nb, const double* v,
-                     index_t ldv, const double* t, index_t ldt, double* a, index_t lda, double* b,
-                     index_t ldb) {
-    check(LAPACKE_dtpmqrt(LAPACK_COL_MAJOR, 'L', 'N', lapack_int(m), lapack_int(n), lapack_int(k),
-                          lapack_int(l), lapack_int(nb), v, li(ldv), t, li(ldt), a, li(lda), b,
-                          li(ldb)),
-          "dtpmqrt");
-  }
-  static void tpmqrt(index_t m, index_t n, index_t k, index_t l, index_t nb, const float* v,
-                     index_t ldv, const float* t, index_t ldt, float* a, index_t lda, float* b,
-                     index_t ldb) {
-    check(LAPACKE_stpmqrt(LAPACK_COL_MAJOR, 'L', 'N', lapack_int(m), lapack_int(n), lapack_int(k),
-                          lapack_int(l), lapack_int(nb), v, li(ldv), t, li(ldt), a, li(lda), b,
-                          li(ldb)),
-          "stpmqrt");
+  template <class T>
+  static void tpmqrt(index_t m, index_t n, index_t k, index_t l, index_t nb, const T* v,
+                     index_t ldv, const T* t, index_t ldt, T* a, index_t lda, T* b, index_t ldb) {
+    T* w = work<T>(std::size_t(nb * n));
+    if constexpr (std::is_same_v<T, double>)
+      check(LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', 'N', lapack_int(m), lapack_int(n),
+                                 lapack_int(k), lapack_int(l), lapack_int(nb), v, li(ldv), t,
+                                 li(ldt), a, li(lda), b, li(ldb), w), "dtpmqrt");
+    else
+      check(LAPACKE_stpmqrt_work(LAPACK_COL_MAJOR, 'L', 'N', lapack_int(m), lapack_int(n),
+                                 lapack_int(k), lapack_int(l), lapack_int(nb), v, li(ldv), t,
+                                 li(ldt), a, li(lda), b, li(ldb), w), "stpmqrt");
   }
 
   // --- SVD ------------------------------------------------------------------------------------

@@ -46,15 +46,15 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
     dense<host>::threads_guard g(bt);
     tessera::detail::for_each_block(pol, B, [&](index_t b) {
       const index_t mb = src.rows(b);
-      std::vector<T> ab(std::size_t(mb * n));
-      src.template load_row_major<T>(b, ab.data());  // column-major n x mb == A_b'
+      T* ab = scratch<T, 2>(std::size_t(mb * n));
+      src.template load_row_major<T>(b, ab);  // column-major n x mb == A_b'
       auto& yb = y[static_cast<std::size_t>(b)];
       yb.resize(std::size_t(mb * l));
       // Y_b' (l x mb) = X' (l x n) A_b' (n x mb)
       if (x_is_col_major_n_by_l)
-        dense<host>::gemm(true, false, l, mb, n, T(1), x, n, ab.data(), n, T(0), yb.data(), l);
+        dense<host>::gemm(true, false, l, mb, n, T(1), x, n, ab, n, T(0), yb.data(), l);
       else
-        dense<host>::gemm(false, false, l, mb, n, T(1), x, l, ab.data(), n, T(0), yb.data(), l);
+        dense<host>::gemm(false, false, l, mb, n, T(1), x, l, ab, n, T(0), yb.data(), l);
     });
   };
   // Z = A' Q (column-major n x l), partial sums per block summed in block order.
@@ -64,12 +64,12 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
       dense<host>::threads_guard g(bt);
       tessera::detail::for_each_block(pol, B, [&](index_t b) {
         const index_t mb = src.rows(b);
-        std::vector<T> ab(std::size_t(mb * n));
-        src.template load_row_major<T>(b, ab.data());
+        T* ab = scratch<T, 2>(std::size_t(mb * n));
+        src.template load_row_major<T>(b, ab);
         auto& pb = part[static_cast<std::size_t>(b)];
         pb.resize(std::size_t(n * l));
         // A_b' (n x mb, col-major ld n) * Q_b (mb x l) where q[b] is column-major l x mb
-        dense<host>::gemm(false, true, n, l, mb, T(1), ab.data(), n, q[static_cast<std::size_t>(b)].data(), l,
+        dense<host>::gemm(false, true, n, l, mb, T(1), ab, n, q[static_cast<std::size_t>(b)].data(), l,
                           T(0), pb.data(), n);
       });
     }
