@@ -524,11 +524,11 @@ struct philox_array {
       alignas(64) std::uint64_t idx[max_blocks];
       for (int k = 0; k < n; ++k) idx[k] = flat0 + std::uint64_t(k) * dflat;
       dist.lanes(x, y, z, w, idx, n, out);
-      return;
-    }
-    for (int k = 0; k < n; ++k) {
-      const std::uint64_t i = flat0 + std::uint64_t(k) * dflat;
-      out[k] = dist.element(u32x4{{x[k], y[k], z[k], w[k]}}, int(i % epb), site{key, stream, i});
+    } else {
+      for (int k = 0; k < n; ++k) {
+        const std::uint64_t i = flat0 + std::uint64_t(k) * dflat;
+        out[k] = dist.element(u32x4{{x[k], y[k], z[k], w[k]}}, int(i % epb), site{key, stream, i});
+      }
     }
   }
 };
