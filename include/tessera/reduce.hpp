@@ -1,0 +1,7 @@
+// Reductions: ts::sum, prod, mean, variance, stddev, amin, amax, argmin, argmax, any, all,
+// count_nonzero. Lazy nodes folded inside the per-chunk kernel and tree-combined
+// (docs/reductions.md).
+#pragma once
+#include "reduce/accumulators.hpp"
+#include "reduce/tree.hpp"
+#include "reduce/reduction.hpp"

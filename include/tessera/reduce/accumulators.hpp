@@ -1,0 +1,338 @@
+// Per-element reduction accumulators: plain-data states with TESSERA_HD fold / merge /
+// finalize, shared by the host chunk kernel (reduce/tree.hpp) and a device block reduce.
+//
+// Every op Op<T> (T = input element type) provides
+//   state                          plain data, one per output element of a partial
+//   identity()                     the empty partial
+//   add(state&, v, idx)            folds one element (idx: its index for argmin/argmax)
+//   merge(state& a, const state& b)   a := a (+) b, where a covers the earlier elements
+//   finalize(const state&)         the output element (uses count / ddof members)
+//   add_batch(state&, buf, n, idx0, didx)   host: folds n contiguous values (the k-th has
+//                                  index idx0 + k*didx) into one state; vectorizable
+// Numerics: float sums are compensated (Neumaier) over per-batch 8-lane partial sums, so the
+// error does not grow with the element count; variance uses (n, mean, M2) with Chan's merge;
+// integer sums/products wrap in 64 bits (int64 result, uint64 for unsigned inputs), as NumPy.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "../config.hpp"
+#include "../core/math.hpp"
+
+namespace tessera {
+
+/// Result element types (NumPy's rules).
+template <class T>
+using sum_result_t = std::conditional_t<
+    std::is_floating_point_v<T>, T,
+    std::conditional_t<std::is_unsigned_v<T> && !std::is_same_v<T, bool>, std::uint64_t,
+                       std::int64_t>>;
+template <class T>
+using mean_result_t = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+
+namespace rop {
+
+/// Parameters every op carries (plain data).
+struct params {
+  index_t count = 0;  // elements reduced into each output element
+  index_t ddof = 0;   // variance / stddev
+};
+
+/// Neumaier-compensated running sum.
+template <class F>
+struct compensated {
+  F s = 0, c = 0;
+  TESSERA_HD void add(F x) {
+    F t = s + x;
+    c += hd::fabs(s) >= hd::fabs(x) ? (s - t) + x : (x - t) + s;
+    s = t;
+  }
+  TESSERA_HD void merge(const compensated& o) {
+    add(o.s);
+    c += o.c;
+  }
+  /// s + c, except when s is inf or NaN (then c is meaningless).
+  TESSERA_HD F value() const { return (s - s == F(0)) ? s + c : s; }
+};
+
+/// 8-lane sum of n contiguous values (no compensation; n <= batch_size).
+template <class F, class T>
+inline F lane_sum(const T* v, index_t n) {
+  F l[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  index_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int j = 0; j < 8; ++j) l[j] += F(v[k + j]);
+  F tail = 0;
+  for (; k < n; ++k) tail += F(v[k]);
+  return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])) + tail;
+}
+
+template <class T>
+inline constexpr bool is_float = std::is_floating_point_v<T>;
+
+// ---------------------------------------------------------------- sum / mean
+template <class T>
+struct sum : params {
+  using input_type = T;
+  using result_type = sum_result_t<T>;
+  static constexpr bool float_acc = is_float<T>;
+  using acc_t = std::conditional_t<float_acc, double, std::uint64_t>;  // ints wrap mod 2^64
+  using state = std::conditional_t<float_acc, compensated<double>, acc_t>;
+
+  TESSERA_HD state identity() const { return state{}; }
+  TESSERA_HD void add(state& st, T v, index_t) const {
+    if constexpr (float_acc) st.add(double(v));
+    else st += acc_t(v);
+  }
+  TESSERA_HD void merge(state& a, const state& b) const {
+    if constexpr (float_acc) a.merge(b);
+    else a += b;
+  }
+  TESSERA_HD result_type finalize(const state& st) const {
+    if constexpr (float_acc) return result_type(st.value());
+    else return result_type(st);
+  }
+  void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
+    if constexpr (float_acc) st.add(lane_sum<double>(v, n));
+    else {
+      acc_t s = 0;
+      for (index_t k = 0; k < n; ++k) s += acc_t(v[k]);
+      st += s;
+    }
+  }
+};
+
+template <class T>
+struct mean : params {
+  using input_type = T;
+  using result_type = mean_result_t<T>;
+  using state = compensated<double>;
+  TESSERA_HD state identity() const { return state{}; }
+  TESSERA_HD void add(state& st, T v, index_t) const { st.add(double(v)); }
+  TESSERA_HD void merge(state& a, const state& b) const { a.merge(b); }
+  TESSERA_HD result_type finalize(const state& st) const {
+    return result_type(st.value() / double(count));  // count 0 -> NaN, as NumPy
+  }
+  void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
+    st.add(lane_sum<double>(v, n));
+  }
+};
+
+// ---------------------------------------------------------------- variance / stddev
+/// Count, mean and sum of squared deviations of a set, the mean held relative to a shift
+/// (the set's first element), so data far from zero (1e9 + small noise) keeps its precision.
+struct moments {
+  index_t n = 0;
+  double shift = 0, mean = 0, m2 = 0;  // mean of (x - shift)
+  /// Chan et al.: merges the moments of a disjoint set b into this one.
+  TESSERA_HD void merge(const moments& b) {
+    if (b.n == 0) return;
+    if (n == 0) {
+      *this = b;
+      return;
+    }
+    const index_t nn = n + b.n;
+    const double d = ((b.shift - shift) + b.mean) - mean;
+    const double fb = double(b.n) / double(nn);
+    mean += d * fb;
+    m2 += b.m2 + d * d * double(n) * fb;
+    n = nn;
+  }
+  TESSERA_HD void add(double x) {  // Welford
+    if (n == 0) shift = x;
+    ++n;
+    const double y = x - shift, d = y - mean;
+    mean += d / double(n);
+    m2 += d * (y - mean);
+  }
+};
+
+template <class T, bool Sqrt>
+struct variance_base : params {
+  using input_type = T;
+  using result_type = mean_result_t<T>;
+  using state = moments;
+  TESSERA_HD state identity() const { return state{}; }
+  TESSERA_HD void add(state& st, T v, index_t) const { st.add(double(v)); }
+  TESSERA_HD void merge(state& a, const state& b) const { a.merge(b); }
+  TESSERA_HD result_type finalize(const state& st) const {
+    index_t dof = st.n - ddof;
+    double v = st.m2 / double(dof > 0 ? dof : 0);  // NumPy: divisor max(n - ddof, 0)
+    if constexpr (Sqrt) v = hd::sqrt(v);
+    return result_type(v);
+  }
+  /// Two passes over the batch (shifted mean, then squared deviations), merged by Chan's
+  /// formula.
+  void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
+    if (n <= 0) return;
+    moments b;
+    b.n = n;
+    b.shift = double(v[0]);
+    double l[4] = {0, 0, 0, 0};
+    index_t k = 0;
+    for (; k + 4 <= n; k += 4)
+      for (int j = 0; j < 4; ++j) l[j] += double(v[k + j]) - b.shift;
+    double s = (l[0] + l[1]) + (l[2] + l[3]);
+    for (; k < n; ++k) s += double(v[k]) - b.shift;
+    b.mean = s / double(n);
+    for (int j = 0; j < 4; ++j) l[j] = 0;
+    for (k = 0; k + 4 <= n; k += 4)
+      for (int j = 0; j < 4; ++j) {
+        double d = (double(v[k + j]) - b.shift) - b.mean;
+        l[j] += d * d;
+      }
+    double m2 = (l[0] + l[1]) + (l[2] + l[3]);
+    for (; k < n; ++k) {
+      double d = (double(v[k]) - b.shift) - b.mean;
+      m2 += d * d;
+    }
+    b.m2 = m2;
+    st.merge(b);
+  }
+};
+template <class T>
+using variance = variance_base<T, false>;
+template <class T>
+using stddev = variance_base<T, true>;
+
+// ---------------------------------------------------------------- prod
+template <class T>
+struct prod : params {
+  using input_type = T;
+  using result_type = sum_result_t<T>;
+  using state = std::conditional_t<is_float<T>, double, std::uint64_t>;
+  TESSERA_HD state identity() const { return state(1); }
+  TESSERA_HD void add(state& st, T v, index_t) const { st *= state(v); }
+  TESSERA_HD void merge(state& a, const state& b) const { a *= b; }
+  TESSERA_HD result_type finalize(const state& st) const { return result_type(st); }
+  void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
+    for (index_t k = 0; k < n; ++k) st *= state(v[k]);
+  }
+};
+
+// ---------------------------------------------------------------- amin / amax
+template <class T, bool Max>
+struct extremum : params {
+  using input_type = T;
+  using result_type = T;
+  using state = T;
+  TESSERA_HD state identity() const {
+    if constexpr (is_float<T>)
+      return Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    else return Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  }
+  TESSERA_HD static bool better(T v, T cur) { return Max ? v > cur : v < cur; }
+  TESSERA_HD void add(state& st, T v, index_t) const {
+    if (hd::isnan(st)) return;
+    if (hd::isnan(v) || better(v, st)) st = v;
+  }
+  TESSERA_HD void merge(state& a, const state& b) const { add(a, b, 0); }
+  TESSERA_HD result_type finalize(const state& st) const { return st; }
+  void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
+    T l[8];
+    for (int j = 0; j < 8; ++j) l[j] = identity();
+    bool nan = false;
+    index_t k = 0;
+    for (; k + 8 <= n; k += 8)
+      for (int j = 0; j < 8; ++j) {
+        T x = v[k + j];
+        if constexpr (is_float<T>) nan |= x != x;
+        l[j] = better(x, l[j]) ? x : l[j];
+      }
+    for (; k < n; ++k) add(st, v[k], 0);
+    if (nan) st = std::numeric_limits<T>::quiet_NaN();
+    for (int j = 0; j < 8; ++j) add(st, l[j], 0);
+  }
+};
+template <class T>
+using amin = extremum<T, false>;
+template <class T>
+using amax = extremum<T, true>;
+
+// ---------------------------------------------------------------- argmin / argmax
+template <class T>
+struct arg_state {
+  T v;
+  index_t i;  // -1: empty
+};
+template <class T, bool Max>
+struct argext : params {
+  using input_type = T;
+  using result_type = index_t;
+  using state = arg_state<T>;
+  TESSERA_HD state identity() const { return state{T(0), -1}; }
+  /// True when (v, i) should replace (cur, ci): NaN wins (first NaN), then the extreme value,
+  /// ties to the lower index. Commutative, so merge order cannot change the answer.
+  TESSERA_HD static bool better(T v, index_t i, const state& c) {
+    if (c.i < 0) return true;
+    const bool vn = hd::isnan(v), cn = hd::isnan(c.v);
+    if (vn || cn) return vn && (!cn || i < c.i);
+    if (Max ? v > c.v : v < c.v) return true;
+    return v == c.v && i < c.i;
+  }
+  TESSERA_HD void add(state& st, T v, index_t idx) const {
+    if (better(v, idx, st)) st = state{v, idx};
+  }
+  TESSERA_HD void merge(state& a, const state& b) const {
+    if (b.i >= 0 && better(b.v, b.i, a)) a = b;
+  }
+  TESSERA_HD result_type finalize(const state& st) const { return st.i; }
+  void add_batch(state& st, const T* v, index_t n, index_t idx0, index_t didx) const {
+    for (index_t k = 0; k < n; ++k) add(st, v[k], idx0 + k * didx);
+  }
+};
+template <class T>
+using argmin = argext<T, false>;
+template <class T>
+using argmax = argext<T, true>;
+
+// ---------------------------------------------------------------- any / all / count_nonzero
+template <class T>
+struct any : params {
+  using input_type = T;
+  using result_type = bool;
+  using state = bool;
+  TESSERA_HD state identity() const { return false; }
+  TESSERA_HD void add(state& st, T v, index_t) const { st = st || (v != T(0)); }
+  TESSERA_HD void merge(state& a, const state& b) const { a = a || b; }
+  TESSERA_HD result_type finalize(const state& st) const { return st; }
+  void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
+    bool r = false;
+    for (index_t k = 0; k < n; ++k) r |= (v[k] != T(0));
+    st = st || r;
+  }
+};
+template <class T>
+struct all : params {
+  using input_type = T;
+  using result_type = bool;
+  using state = bool;
+  TESSERA_HD state identity() const { return true; }
+  TESSERA_HD void add(state& st, T v, index_t) const { st = st && (v != T(0)); }
+  TESSERA_HD void merge(state& a, const state& b) const { a = a && b; }
+  TESSERA_HD result_type finalize(const state& st) const { return st; }
+  void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
+    bool r = true;
+    for (index_t k = 0; k < n; ++k) r &= (v[k] != T(0));
+    st = st && r;
+  }
+};
+template <class T>
+struct count_nonzero : params {
+  using input_type = T;
+  using result_type = std::int64_t;
+  using state = std::int64_t;
+  TESSERA_HD state identity() const { return 0; }
+  TESSERA_HD void add(state& st, T v, index_t) const { st += (v != T(0)); }
+  TESSERA_HD void merge(state& a, const state& b) const { a += b; }
+  TESSERA_HD result_type finalize(const state& st) const { return st; }
+  void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
+    std::int64_t c = 0;
+    for (index_t k = 0; k < n; ++k) c += (v[k] != T(0));
+    st += c;
+  }
+};
+
+}  // namespace rop
+}  // namespace tessera

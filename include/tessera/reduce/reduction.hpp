@@ -1,0 +1,191 @@
+// reduction<Op, X>: a lazy reduction node and the user functions (ts::sum, ts::mean, ...).
+//
+// The node's grid keeps the input's chunks on kept axes; reduced axes become one chunk of
+// length 1 (keep-dims) or vanish. lower(policy) runs the reduction (execute_reduction, found
+// by argument-dependent lookup for the policy type) and returns a stored ts::array, so a
+// reduction can be computed, persisted, used in further expressions and reduced again.
+#pragma once
+#include <initializer_list>
+#include <type_traits>
+#include <vector>
+
+#include "../core/expression.hpp"
+#include "../nodes/remap.hpp"
+#include "accumulators.hpp"
+#include "tree.hpp"
+
+namespace tessera {
+
+/// Tag: keep reduced axes as length-1 axes (`ts::sum(x, {0}, ts::keep_dims)`).
+struct keep_dims_t {};
+inline constexpr keep_dims_t keep_dims{};
+
+/// Options of a reduction (`ts::variance(x, {1}, {.ddof = 1, .split_every = 8})`).
+struct reduce_options {
+  bool keep_dims = false;  // keep reduced axes as length-1 axes
+  index_t ddof = 0;        // variance / stddev divisor is count - ddof
+  int split_every = 4;     // fan-in of the combine tree (>= 2)
+};
+
+template <template <class> class Op, class X>
+class reduction : public expression<reduction<Op, X>> {
+ public:
+  using op_type = Op<typename X::value_type>;
+  using value_type = typename op_type::result_type;
+
+  reduction(X child, op_type op, reduce_spec spec)
+      : child_(std::move(child)), op_(op), spec_(spec) {
+    const chunk_grid& g = child_.grid();
+    shape_t shape;
+    chunks_t ch;
+    for (int d = 0; d < g.rank(); ++d) {
+      if (!spec_.reduced(d)) {
+        shape.push_back(g.shape()[std::size_t(d)]);
+        ch.push_back(g.chunks()[std::size_t(d)]);
+      } else if (spec_.keep_dims) {
+        shape.push_back(1);
+        ch.push_back({1});
+      }
+    }
+    grid_ = chunk_grid(std::move(shape), std::move(ch));
+  }
+
+  const chunk_grid& grid() const { return grid_; }
+  const X& child() const { return child_; }
+  const op_type& op() const { return op_; }
+  const reduce_spec& spec() const { return spec_; }
+
+  /// Runs the reduction: the result is a stored array.
+  template <class P>
+  auto lower(const P& policy) const {
+    return execute_reduction(policy, child_.lower(policy), op_, spec_, grid_);
+  }
+
+ private:
+  X child_;
+  op_type op_;
+  reduce_spec spec_;
+  chunk_grid grid_;
+};
+
+namespace detail {
+
+/// Axes argument: all axes (none given) or an explicit list.
+struct axes_arg {
+  bool all = true;
+  std::vector<index_t> axes;
+};
+
+enum class reduce_family { plain, variance, extremum, arg };
+
+template <template <class> class Op, reduce_family F, expression_type X>
+auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, const char* name) {
+  using T = typename X::value_type;
+  const int r = x.dimension();
+  reduce_spec spec;
+  spec.keep_dims = o.keep_dims;
+  if (o.split_every < 2)
+    throw_invalid(name, ": split_every must be at least 2, got ", o.split_every);
+  spec.split_every = o.split_every;
+  if (ax.all) {
+    spec.mask = r == 0 ? 0u : (r >= 32 ? ~0u : (1u << r) - 1u);
+    if constexpr (F == reduce_family::arg) spec.flat_index = true;
+  } else {
+    if constexpr (F == reduce_family::arg)
+      if (ax.axes.size() != 1)
+        throw_invalid(name, " takes one axis or none, got axes ", ax.axes);
+    for (index_t a : ax.axes) {
+      const int d = normalize_axis(a, r);
+      if (spec.reduced(d)) throw_invalid(name, ": repeated axis ", a, " in axes ", ax.axes);
+      spec.mask |= 1u << d;
+    }
+    if constexpr (F == reduce_family::arg) spec.index_axis = normalize_axis(ax.axes[0], r);
+  }
+  index_t count = 1;
+  for (int d = 0; d < r; ++d)
+    if (spec.reduced(d)) count *= x.shape()[std::size_t(d)];
+  if constexpr (F == reduce_family::extremum || F == reduce_family::arg)
+    if (count == 0)
+      throw_invalid(name, ": zero-size reduction over an empty axis of shape ", x.shape(),
+                    " has no identity");
+  Op<T> op;
+  op.count = count;
+  op.ddof = o.ddof;
+  return reduction<Op, X>(x, op, spec);
+}
+
+}  // namespace detail
+
+// Each reduction f accepts
+//   f(x), f(x, ts::keep_dims), f(x, options)                      all axes
+//   f(x, {a, b, ...} | std::vector<index_t> | axis [, ts::keep_dims | bool | options])
+#define TESSERA_REDUCTION(fname, opname, family)                                            \
+  template <expression_type X>                                                              \
+  auto fname(const X& x, const reduce_options& o = {}) {                                    \
+    return detail::make_reduction<rop::opname, detail::reduce_family::family>(               \
+        x, detail::axes_arg{}, o, #fname);                                                  \
+  }                                                                                         \
+  template <expression_type X>                                                              \
+  auto fname(const X& x, keep_dims_t) {                                                     \
+    return fname(x, reduce_options{.keep_dims = true});                                     \
+  }                                                                                         \
+  template <expression_type X, class V>                                                     \
+    requires std::is_same_v<V, std::vector<index_t>>                                        \
+  auto fname(const X& x, const V& axes, const reduce_options& o = {}) {                     \
+    return detail::make_reduction<rop::opname, detail::reduce_family::family>(               \
+        x, detail::axes_arg{false, axes}, o, #fname);                                       \
+  }                                                                                         \
+  template <expression_type X>                                                              \
+  auto fname(const X& x, std::initializer_list<index_t> axes, const reduce_options& o = {}) { \
+    return fname(x, std::vector<index_t>(axes), o);                                         \
+  }                                                                                         \
+  template <expression_type X>                                                              \
+  auto fname(const X& x, index_t axis, const reduce_options& o = {}) {                      \
+    return fname(x, std::vector<index_t>{axis}, o);                                         \
+  }                                                                                         \
+  template <expression_type X, class A>                                                     \
+    requires std::is_convertible_v<A, std::vector<index_t>> || std::is_integral_v<A>        \
+  auto fname(const X& x, const A& axes, keep_dims_t) {                                      \
+    return fname(x, axes, reduce_options{.keep_dims = true});                               \
+  }                                                                                         \
+  template <expression_type X>                                                              \
+  auto fname(const X& x, std::initializer_list<index_t> axes, keep_dims_t) {                \
+    return fname(x, std::vector<index_t>(axes), reduce_options{.keep_dims = true});         \
+  }                                                                                         \
+  template <expression_type X, class A>                                                     \
+    requires std::is_convertible_v<A, std::vector<index_t>> || std::is_integral_v<A>        \
+  auto fname(const X& x, const A& axes, bool keep) {                                        \
+    return fname(x, axes, reduce_options{.keep_dims = keep});                               \
+  }                                                                                         \
+  template <expression_type X>                                                              \
+  auto fname(const X& x, std::initializer_list<index_t> axes, bool keep) {                  \
+    return fname(x, std::vector<index_t>(axes), reduce_options{.keep_dims = keep});         \
+  }
+
+/// Sum (int64 for signed integers and bool, uint64 for unsigned, else the float type).
+TESSERA_REDUCTION(sum, sum, plain)
+/// Product (same result types as sum).
+TESSERA_REDUCTION(prod, prod, plain)
+/// Arithmetic mean (double for integer inputs); NaN for an empty reduction.
+TESSERA_REDUCTION(mean, mean, plain)
+/// Variance, divisor count - ddof (single pass, Chan's merge).
+TESSERA_REDUCTION(variance, variance, variance)
+/// Standard deviation, sqrt(variance).
+TESSERA_REDUCTION(stddev, stddev, variance)
+/// Minimum (NaN propagates; an empty reduction throws).
+TESSERA_REDUCTION(amin, amin, extremum)
+/// Maximum (NaN propagates; an empty reduction throws).
+TESSERA_REDUCTION(amax, amax, extremum)
+/// Index of the minimum along one axis, or flat index over all axes (first NaN wins).
+TESSERA_REDUCTION(argmin, argmin, arg)
+/// Index of the maximum along one axis, or flat index over all axes (first NaN wins).
+TESSERA_REDUCTION(argmax, argmax, arg)
+/// Whether any element is nonzero.
+TESSERA_REDUCTION(any, any, plain)
+/// Whether all elements are nonzero.
+TESSERA_REDUCTION(all, all, plain)
+/// Number of nonzero elements (int64).
+TESSERA_REDUCTION(count_nonzero, count_nonzero, plain)
+#undef TESSERA_REDUCTION
+
+}  // namespace tessera

@@ -1,0 +1,581 @@
+// Reductions against xtensor on randomized shapes/chunkings/axes, determinism, numerics,
+// NaN/empty semantics, result types, laziness/composition and argument errors.
+#include "support/backends.hpp"
+#include "support/cases.hpp"
+
+#include <tessera/reduce.hpp>
+#include <tessera/tessera.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xsort.hpp>
+#include <xtensor/xview.hpp>
+
+namespace ts = tessera;
+using namespace testing;
+
+namespace {
+
+template <class P>
+P make_policy(int threads) {
+  if constexpr (std::is_same_v<P, ts::host>) return ts::host{.threads = threads};
+  else return P{};
+}
+
+/// Flattened values as doubles (NaN kept).
+template <class E>
+std::vector<double> flat(const E& e) {
+  std::vector<double> v;
+  for (auto x : e) v.push_back(double(x));
+  return v;
+}
+
+bool close(double a, double b, double rtol, double atol) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::abs(a - b) <= atol + rtol * std::max(std::abs(a), std::abs(b));
+}
+
+template <class A, class B>
+void check_values(const A& got, const B& want, double rtol, double atol, const char* what) {
+  auto g = flat(got), w = flat(want);
+  INFO(what << ": got " << g.size() << " values, want " << w.size());
+  REQUIRE(g.size() == w.size());
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    INFO(what << " element " << i << ": got " << g[i] << ", want " << w[i]);
+    REQUIRE(close(g[i], w[i], rtol, atol));
+  }
+}
+
+/// One randomized reduction case.
+struct rcase {
+  shape_t shape;
+  chunks_t chunks;
+  bool all_axes = true;
+  std::vector<index_t> axes;  // as given (may be negative)
+  std::vector<std::size_t> norm;  // normalized, sorted
+  bool keep = false;
+  int split = 4;
+  int threads = 1;
+  index_t ddof = 0;
+  unsigned mask = 0;
+  index_t count = 1;
+};
+
+rcase random_case(std::mt19937_64& rng) {
+  rcase c;
+  c.shape = random_shape(rng, 0, 4, 9);
+  c.chunks = random_chunks(rng, c.shape);
+  const int r = int(c.shape.size());
+  c.all_axes = r == 0 || rng() % 4 == 0;
+  if (!c.all_axes) {
+    std::vector<int> perm(static_cast<std::size_t>(r), 0);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const int k = 1 + int(rng() % std::uint64_t(r));
+    for (int i = 0; i < k; ++i) {
+      int d = perm[std::size_t(i)];
+      c.axes.push_back(rng() % 2 ? index_t(d) : index_t(d - r));
+      c.mask |= 1u << d;
+    }
+  } else {
+    c.mask = r == 0 ? 0u : (1u << r) - 1u;
+  }
+  for (int d = 0; d < r; ++d)
+    if ((c.mask >> d) & 1u) {
+      c.norm.push_back(std::size_t(d));
+      c.count *= c.shape[std::size_t(d)];
+    }
+  c.keep = rng() % 2;
+  const int splits[] = {2, 3, 4, 8};
+  c.split = splits[rng() % 4];
+  c.threads = 1 + int(rng() % 2);
+  c.ddof = index_t(rng() % 2);
+  return c;
+}
+
+std::string describe(const rcase& c) {
+  return "shape " + testing::describe(c.shape) + " chunks " + testing::describe(c.chunks) +
+         " axes " + (c.all_axes ? std::string("all") : ts::detail::cat(c.axes)) +
+         " keep " + std::to_string(c.keep) + " split_every " + std::to_string(c.split) +
+         " threads " + std::to_string(c.threads) + " ddof " + std::to_string(c.ddof);
+}
+
+/// Output shape of a reduction (NumPy rules).
+shape_t out_shape(const rcase& c, unsigned mask) {
+  shape_t s;
+  for (std::size_t d = 0; d < c.shape.size(); ++d) {
+    if (!((mask >> d) & 1u)) s.push_back(c.shape[d]);
+    else if (c.keep) s.push_back(1);
+  }
+  return s;
+}
+
+template <class R>
+void check_shape(const R& got, const shape_t& want) {
+  shape_t g(got.shape().begin(), got.shape().end());
+  INFO("result shape " << testing::describe(g) << " want " << testing::describe(want));
+  REQUIRE(g == want);
+}
+
+/// Runs every reduction on one random case and compares with xtensor.
+template <class T, class P>
+void run_case(std::mt19937_64& rng) {
+  rcase c = random_case(rng);
+  INFO(describe(c));
+  xt::xarray<T> a = testing::random_data<T>(rng, c.shape);
+  auto x = ts::from_xtensor(a, c.chunks);
+  const P pol = make_policy<P>(c.threads);
+  const ts::reduce_options o{.keep_dims = c.keep, .ddof = c.ddof, .split_every = c.split};
+  auto red = [&](auto f) { return c.all_axes ? f(x, o) : f(x, c.axes, o); };
+  const shape_t oshape = out_shape(c, c.mask);
+  index_t osize = 1;
+  for (auto n : oshape) osize *= n;
+
+  // xtensor reference over the reduced axes (a 0-d input is viewed as shape (1,)).
+  xt::xarray<T> ar = a;
+  std::vector<std::size_t> ax = c.norm;
+  if (c.shape.empty()) {
+    ar.reshape({1});
+    ax = {0};
+  }
+  const bool empty_red = c.count == 0;
+  // Tolerance floor for results in T (float results are rounded once to float).
+  const double eps = std::is_same_v<T, float> ? 2e-7 : 0.0;
+
+  {  // sum
+    auto got = ts::compute(red([](auto&&... s) { return ts::sum(s...); }), pol);
+    static_assert(std::is_same_v<typename decltype(got)::value_type, ts::sum_result_t<T>>);
+    check_shape(got, oshape);
+    if (osize > 0) {
+      if (empty_red) {  // (xtensor's immediate reducers crash on empty inputs)
+        for (auto v : got) REQUIRE(v == 0);
+      } else {
+        xt::xarray<double> want = xt::sum(xt::cast<double>(ar), ax);
+        check_values(got, want, eps, 0, "sum");
+      }
+    }
+  }
+  {  // prod
+    auto got = ts::compute(red([](auto&&... s) { return ts::prod(s...); }), pol);
+    check_shape(got, oshape);
+    if (osize > 0) {
+      if (empty_red) {
+        for (auto v : got) REQUIRE(v == 1);
+      } else {
+        // Integers wrap modulo 2^64 (as NumPy); floats round once to the result type.
+        using R = ts::sum_result_t<T>;
+        using W = std::conditional_t<std::is_integral_v<T>, std::uint64_t, double>;
+        xt::xarray<W> pw = xt::prod(xt::cast<W>(ar), ax);
+        xt::xarray<R> want = xt::cast<R>(pw);
+        check_values(got, want, std::max(eps, 1e-12), 0, "prod");
+      }
+    }
+  }
+  {  // mean
+    auto got = ts::compute(red([](auto&&... s) { return ts::mean(s...); }), pol);
+    check_shape(got, oshape);
+    if (osize > 0) {
+      if (empty_red) {
+        for (auto v : got) REQUIRE(std::isnan(double(v)));
+      } else {
+        xt::xarray<double> want = xt::mean(xt::cast<double>(ar), ax);
+        check_values(got, want, std::max(eps, 1e-15), 0, "mean");
+      }
+    }
+  }
+  {  // variance, stddev
+    auto gv = ts::compute(red([](auto&&... s) { return ts::variance(s...); }), pol);
+    auto gs = ts::compute(red([](auto&&... s) { return ts::stddev(s...); }), pol);
+    check_shape(gv, oshape);
+    check_shape(gs, oshape);
+    if (osize > 0) {
+      if (c.count <= c.ddof || empty_red) {
+        for (auto v : gv) REQUIRE(std::isnan(double(v)));
+      } else {
+        // (xt::variance with run-time axes is broken in xtensor 0.24: mean/sum instead)
+        xt::xarray<double> ad = xt::cast<double>(ar);
+        xt::xarray<double> mk = xt::mean(ad, ax, xt::keep_dims);
+        xt::xarray<double> dev = xt::square(ad - mk);
+        xt::xarray<double> want = xt::sum(dev, ax) / double(c.count - c.ddof);
+        check_values(gv, want, std::max(eps, 1e-12), 1e-12, "variance");
+        xt::xarray<double> wsd = xt::sqrt(want);
+        check_values(gs, wsd, std::max(eps, 1e-12), 1e-12, "stddev");
+      }
+    }
+  }
+  {  // amin, amax
+    if (empty_red) {
+      REQUIRE_THROWS_AS(red([](auto&&... s) { return ts::amin(s...); }), std::invalid_argument);
+      REQUIRE_THROWS_AS(red([](auto&&... s) { return ts::amax(s...); }), std::invalid_argument);
+    } else {
+      auto gmin = ts::compute(red([](auto&&... s) { return ts::amin(s...); }), pol);
+      auto gmax = ts::compute(red([](auto&&... s) { return ts::amax(s...); }), pol);
+      static_assert(std::is_same_v<typename decltype(gmin)::value_type, T>);
+      check_shape(gmin, oshape);
+      check_shape(gmax, oshape);
+      if (osize > 0) {
+        xt::xarray<T> wmin = xt::amin(ar, ax);
+        xt::xarray<T> wmax = xt::amax(ar, ax);
+        check_values(gmin, wmin, 0, 0, "amin");
+        check_values(gmax, wmax, 0, 0, "amax");
+      }
+    }
+  }
+  {  // argmin, argmax: flat over all axes, or over the first given axis
+    const bool flat_idx = c.all_axes;
+    const int r = int(c.shape.size());
+    const int axis = flat_idx ? -1 : int(c.axes[0] < 0 ? c.axes[0] + r : c.axes[0]);
+    const index_t n = flat_idx ? ar.size() : c.shape[std::size_t(axis)];
+    auto arg = [&](auto f) { return flat_idx ? f(x, o) : f(x, c.axes[0], o); };
+    if (n == 0) {
+      REQUIRE_THROWS_AS(arg([](auto&&... s) { return ts::argmin(s...); }), std::invalid_argument);
+    } else {
+      auto gmin = ts::compute(arg([](auto&&... s) { return ts::argmin(s...); }), pol);
+      auto gmax = ts::compute(arg([](auto&&... s) { return ts::argmax(s...); }), pol);
+      static_assert(std::is_same_v<typename decltype(gmin)::value_type, ts::index_t>);
+      const shape_t os = out_shape(c, flat_idx ? c.mask : (1u << axis));
+      check_shape(gmin, os);
+      check_shape(gmax, os);
+      index_t on = 1;
+      for (auto v : os) on *= v;
+      if (on > 0) {
+        if (flat_idx || r == 1) {  // (xt::argmax(e, axis) is wrong for 1-d e in 0.24)
+          // (xt::argmin(e) on the flat array, as std::min_element: first occurrence)
+          std::vector<double> wmin{double(std::min_element(ar.begin(), ar.end()) - ar.begin())};
+          std::vector<double> wmax{double(std::max_element(ar.begin(), ar.end()) - ar.begin())};
+          check_values(gmin, wmin, 0, 0, "argmin (flat)");
+          check_values(gmax, wmax, 0, 0, "argmax (flat)");
+        } else {
+          xt::xarray<double> wmin = xt::argmin(a, axis), wmax = xt::argmax(a, axis);
+          check_values(gmin, wmin, 0, 0, "argmin");
+          check_values(gmax, wmax, 0, 0, "argmax");
+        }
+      }
+    }
+  }
+  {  // any, all, count_nonzero
+    auto gany = ts::compute(red([](auto&&... s) { return ts::any(s...); }), pol);
+    auto gall = ts::compute(red([](auto&&... s) { return ts::all(s...); }), pol);
+    auto gcnt = ts::compute(red([](auto&&... s) { return ts::count_nonzero(s...); }), pol);
+    static_assert(std::is_same_v<typename decltype(gany)::value_type, bool>);
+    static_assert(std::is_same_v<typename decltype(gcnt)::value_type, std::int64_t>);
+    check_shape(gany, oshape);
+    check_shape(gcnt, oshape);
+    if (osize > 0 && empty_red) {
+      for (auto v : gany) REQUIRE(!v);
+      for (auto v : gall) REQUIRE(v);
+      for (auto v : gcnt) REQUIRE(v == 0);
+    } else if (osize > 0) {
+      xt::xarray<double> nz = xt::sum(xt::cast<double>(xt::not_equal(ar, T(0))), ax);
+      xt::xarray<double> wcnt = xt::count_nonzero(ar, ax);
+      check_values(gcnt, wcnt, 0, 0, "count_nonzero");
+      xt::xarray<double> wany = xt::cast<double>(nz > 0.0);
+      xt::xarray<double> wall = xt::cast<double>(xt::equal(nz, double(c.count)));
+      check_values(gany, wany, 0, 0, "any");
+      check_values(gall, wall, 0, 0, "all");
+    }
+  }
+}
+
+template <class T, class P>
+void same_bits(const xt::xarray<T>& a, const xt::xarray<T>& b, const char* what) {
+  INFO(what);
+  REQUIRE(a.shape() == b.shape());
+  REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("reductions match xtensor on random cases (double)", "[reduce]",
+                   TESSERA_TEST_BACKENDS) {
+  const auto seed = test_seed(20261121);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 150; ++i) {
+    INFO("case " << i);
+    run_case<double, TestType>(rng);
+  }
+}
+
+TEMPLATE_TEST_CASE("reductions match xtensor on random cases (int32)", "[reduce]",
+                   TESSERA_TEST_BACKENDS) {
+  const auto seed = test_seed(77);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 100; ++i) {
+    INFO("case " << i);
+    run_case<std::int32_t, TestType>(rng);
+  }
+}
+
+TEMPLATE_TEST_CASE("reductions match xtensor on random cases (float, uint8)", "[reduce]",
+                   TESSERA_TEST_BACKENDS) {
+  const auto seed = test_seed(5);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 40; ++i) {
+    INFO("case " << i);
+    run_case<float, TestType>(rng);
+    run_case<std::uint8_t, TestType>(rng);
+  }
+}
+
+TEMPLATE_TEST_CASE("results are bitwise identical across thread counts", "[reduce]",
+                   TESSERA_TEST_BACKENDS) {
+  const auto seed = test_seed(99);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> nd(3.0, 2.0);
+  xt::xarray<double> a = xt::xarray<double>::from_shape({301, 157, 5});
+  for (auto& v : a) v = nd(rng);
+  auto x = ts::from_xtensor(a, chunks_t{{40, 100, 1, 160}, {17, 140}, {2, 3}});
+  auto e = ts::exp(x * 0.1) - 1.0;  // lazy expression over the stored array
+  const auto p1 = make_policy<TestType>(1), p2 = make_policy<TestType>(2);
+  auto both = [&](auto r, const char* what) {
+    auto a1 = ts::compute(r, p1), a2 = ts::compute(r, p2);
+    using V = typename decltype(a1)::value_type;
+    same_bits<V, TestType>(a1, a2, what);
+    auto a3 = ts::compute(r, p2);
+    same_bits<V, TestType>(a1, a3, what);
+  };
+  both(ts::sum(e), "sum");
+  both(ts::mean(e, {0}), "mean axis 0");
+  both(ts::mean(e, {0, 2}, ts::keep_dims), "mean axes 0,2");
+  both(ts::variance(e, {1}, {.ddof = 1, .split_every = 2}), "variance axis 1");
+  both(ts::stddev(e), "stddev");
+  both(ts::prod(e * 0.01 + 1.0, {-1}), "prod");
+  both(ts::argmax(e), "argmax");
+  both(ts::amin(e, {0, 1}), "amin");
+}
+
+TEMPLATE_TEST_CASE("exact reductions do not depend on split_every", "[reduce]",
+                   TESSERA_TEST_BACKENDS) {
+  const auto seed = test_seed(3);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  xt::xarray<std::int32_t> ai = testing::random_data<std::int32_t>(rng, {97, 61});
+  xt::xarray<double> ad = testing::random_data<double>(rng, {97, 61});  // multiples of 1/8: exact sums
+  auto xi = ts::from_xtensor(ai, {7, 5});
+  auto xd = ts::from_xtensor(ad, {7, 5});
+  const auto pol = make_policy<TestType>(2);
+  for (int axis : {-1, 0, 1}) {
+    INFO("axis " << axis);
+    auto run = [&](int split) {
+      ts::reduce_options o{.split_every = split};
+      auto si = axis < 0 ? ts::sum(xi, o) : ts::sum(xi, axis, o);
+      auto sd = axis < 0 ? ts::sum(xd, o) : ts::sum(xd, axis, o);
+      auto md = axis < 0 ? ts::mean(xd, o) : ts::mean(xd, axis, o);
+      return std::tuple{ts::compute(si, pol), ts::compute(sd, pol), ts::compute(md, pol)};
+    };
+    auto [i2, d2, m2] = run(2);
+    for (int split : {3, 4, 16}) {
+      auto [i, d, m] = run(split);
+      same_bits<std::int64_t, TestType>(i, i2, "int sum");
+      same_bits<double, TestType>(d, d2, "double sum");
+      same_bits<double, TestType>(m, m2, "double mean");
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("sum and mean of 1e8 copies of 0.1 stay exact to ~1 ulp", "[reduce][numerics]",
+                   TESSERA_TEST_BACKENDS) {
+  const ts::index_t rows = 20000, cols = 5000;
+  auto x = ts::full<double>({rows, cols}, 0.1, {4000, 1000});
+  const auto pol = make_policy<TestType>(2);
+  const double mean = ts::item(ts::mean(x), pol);
+  const double sum = ts::item(ts::sum(x), pol);
+  const double n = double(rows * cols);
+  INFO("mean " << mean << " sum " << sum);
+  CHECK(std::abs(mean - 0.1) / 0.1 <= 4e-16);
+  CHECK(std::abs(sum - 0.1 * n) / (0.1 * n) <= 4e-16);
+  // A naive running sum of the same values drifts far beyond that (so the check can fail).
+  double naive = 0;
+  for (ts::index_t i = 0; i < rows * cols; ++i) naive += 0.1;
+  CHECK(std::abs(naive / n - 0.1) / 0.1 > 1e-12);
+  // The same through a lazy expression and along one axis.
+  auto m0 = ts::compute(ts::mean(x * 1.0, {0}), pol);
+  for (auto v : m0) REQUIRE(std::abs(v - 0.1) / 0.1 <= 4e-16);
+}
+
+TEMPLATE_TEST_CASE("variance of 1e9 + small noise has no cancellation", "[reduce][numerics]",
+                   TESSERA_TEST_BACKENDS) {
+  const auto seed = test_seed(11);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const std::size_t n = 1000000;
+  xt::xarray<double> a = xt::xarray<double>::from_shape({n});
+  std::vector<int> k(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    k[i] = int(rng() % 16);
+    a(i) = 1e9 + k[i] / 16.0;  // exact in double
+  }
+  // Exact reference from the small offsets.
+  long double s = 0, s2 = 0;
+  for (int v : k) s += v / 16.0L;
+  const long double m = s / n;
+  for (int v : k) s2 += (v / 16.0L - m) * (v / 16.0L - m);
+  const double want = double(s2 / n), want1 = double(s2 / (n - 1));
+  auto x = ts::from_xtensor(a, {65536});
+  const auto pol = make_policy<TestType>(2);
+  const double got = ts::item(ts::variance(x), pol);
+  const double got1 = ts::item(ts::variance(x, {.ddof = 1}), pol);
+  const double sd = ts::item(ts::stddev(x), pol);
+  INFO("variance " << got << " want " << want);
+  CHECK(std::abs(got - want) / want < 1e-12);
+  CHECK(std::abs(got1 - want1) / want1 < 1e-12);
+  CHECK(std::abs(sd - std::sqrt(want)) / std::sqrt(want) < 1e-12);
+  // The textbook E[x^2] - E[x]^2 in double is useless here (the check above can fail).
+  double q = 0, l = 0;
+  for (std::size_t i = 0; i < n; ++i) q += a(i) * a(i), l += a(i);
+  const double textbook = q / double(n) - (l / double(n)) * (l / double(n));
+  CHECK(std::abs(textbook - want) / want > 1e-3);
+  // Mean is exact to about an ulp.
+  const double mean = ts::item(ts::mean(x), pol);
+  CHECK(std::abs(mean - (1e9 + double(m))) <= 2e-7);
+}
+
+TEMPLATE_TEST_CASE("NaN, inf and empty reductions follow NumPy", "[reduce][numerics]",
+                   TESSERA_TEST_BACKENDS) {
+  const auto pol = make_policy<TestType>(2);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  xt::xarray<double> a = {{1.0, 5.0, nan, 2.0}, {3.0, -1.0, 4.0, nan}, {0.0, 7.0, 1.0, 1.0}};
+  auto x = ts::from_xtensor(a, {2, 3});
+  CHECK(std::isnan(ts::item(ts::sum(x), pol)));
+  CHECK(std::isnan(ts::item(ts::mean(x), pol)));
+  CHECK(std::isnan(ts::item(ts::variance(x), pol)));
+  CHECK(std::isnan(ts::item(ts::amin(x), pol)));
+  CHECK(std::isnan(ts::item(ts::amax(x), pol)));
+  CHECK(ts::item(ts::argmin(x), pol) == 2);  // first NaN, flat index
+  CHECK(ts::item(ts::argmax(x), pol) == 2);
+  CHECK(ts::item(ts::any(x), pol));
+  CHECK(!ts::item(ts::all(x), pol));  // the 0.0
+  CHECK(ts::item(ts::count_nonzero(x), pol) == 11);
+  auto amax0 = ts::compute(ts::amax(x, {0}), pol);
+  CHECK(amax0(0) == 3.0);
+  CHECK(amax0(1) == 7.0);
+  CHECK(std::isnan(amax0(2)));
+  CHECK(std::isnan(amax0(3)));
+  auto arg1 = ts::compute(ts::argmin(x, 1), pol);
+  CHECK(arg1(0) == 2);
+  CHECK(arg1(1) == 3);
+  CHECK(arg1(2) == 0);
+
+  xt::xarray<double> b = {inf, 1.0, 2.0};
+  auto y = ts::from_xtensor(b, {2});
+  CHECK(ts::item(ts::sum(y), pol) == inf);
+  CHECK(ts::item(ts::amax(y), pol) == inf);
+  CHECK(std::isnan(ts::item(ts::sum(y - y), pol)));
+  CHECK(std::isnan(ts::item(ts::sum(ts::from_xtensor(xt::xarray<double>{inf, -inf})), pol)));
+
+  auto z = ts::zeros<double>({3, 0}, {2, 1});
+  CHECK(ts::item(ts::sum(z), pol) == 0.0);
+  CHECK(std::isnan(ts::item(ts::mean(z), pol)));
+  CHECK(ts::item(ts::prod(z), pol) == 1.0);
+  CHECK(!ts::item(ts::any(z), pol));
+  CHECK(ts::item(ts::all(z), pol));
+  CHECK(ts::item(ts::count_nonzero(z), pol) == 0);
+  auto s1 = ts::compute(ts::sum(z, {1}), pol);
+  REQUIRE(s1.size() == 3);
+  for (auto v : s1) CHECK(v == 0.0);
+  auto m1 = ts::compute(ts::mean(z, {1}, ts::keep_dims), pol);
+  REQUIRE(m1.shape() == std::vector<std::size_t>{3, 1});
+  for (auto v : m1) CHECK(std::isnan(v));
+  CHECK(ts::compute(ts::amin(z, {0}), pol).size() == 0);  // reduces 3 elements per (empty) output
+  CHECK_THROWS_AS(ts::amin(z), std::invalid_argument);
+  CHECK_THROWS_AS(ts::amax(z, {1}), std::invalid_argument);
+  CHECK_THROWS_AS(ts::argmax(z, 1), std::invalid_argument);
+  CHECK_THROWS_AS(ts::argmin(z), std::invalid_argument);
+  // ddof >= count: divisor max(n - ddof, 0) as NumPy (inf or NaN).
+  auto two = ts::from_xtensor(xt::xarray<double>{1.0, 2.0});
+  CHECK(std::isinf(ts::item(ts::variance(two, {.ddof = 3}), pol)));
+  CHECK(std::isnan(ts::item(ts::variance(ts::full<double>({2}, 1.0), {.ddof = 2}), pol)));
+}
+
+TEMPLATE_TEST_CASE("result types follow NumPy and integer sums do not overflow",
+                   "[reduce][types]", TESSERA_TEST_BACKENDS) {
+  const auto pol = make_policy<TestType>(2);
+  auto i8 = ts::full<std::int8_t>({1000, 3}, 100, {64, 2});
+  auto s = ts::sum(i8);
+  static_assert(std::is_same_v<decltype(s)::value_type, std::int64_t>);
+  CHECK(ts::item(s, pol) == 300000);
+  auto u8 = ts::full<std::uint8_t>({1000}, 200, {64});
+  static_assert(std::is_same_v<decltype(ts::sum(u8))::value_type, std::uint64_t>);
+  static_assert(std::is_same_v<decltype(ts::prod(u8))::value_type, std::uint64_t>);
+  CHECK(ts::item(ts::sum(u8), pol) == 200000u);
+  auto b = ts::full<bool>({10, 10}, true, {3, 3});
+  static_assert(std::is_same_v<decltype(ts::sum(b))::value_type, std::int64_t>);
+  CHECK(ts::item(ts::sum(b), pol) == 100);
+  CHECK(ts::item(ts::mean(b), pol) == 1.0);
+  auto i32 = ts::arange<std::int32_t>(0, 7, 1, {3});
+  static_assert(std::is_same_v<decltype(ts::mean(i32))::value_type, double>);
+  static_assert(std::is_same_v<decltype(ts::variance(i32))::value_type, double>);
+  static_assert(std::is_same_v<decltype(ts::amax(i32))::value_type, std::int32_t>);
+  CHECK(ts::item(ts::mean(i32), pol) == 3.0);
+  CHECK(ts::item(ts::variance(i32), pol) == 4.0);
+  auto f = ts::full<float>({100}, 0.5f, {7});
+  static_assert(std::is_same_v<decltype(ts::mean(f))::value_type, float>);
+  static_assert(std::is_same_v<decltype(ts::sum(f))::value_type, float>);
+  CHECK(ts::item(ts::sum(f), pol) == 50.0f);
+  auto big = ts::full<std::int64_t>({4}, std::int64_t(1) << 62);
+  CHECK(ts::item(ts::sum(big), pol) == 0);  // wraps modulo 2^64, as NumPy int64
+}
+
+TEMPLATE_TEST_CASE("reductions are lazy arrays that compose", "[reduce][lazy]",
+                   TESSERA_TEST_BACKENDS) {
+  const auto seed = test_seed(8);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const auto pol = make_policy<TestType>(2);
+  xt::xarray<double> a = testing::random_data<double>(rng, {13, 9, 4});
+  auto x = ts::from_xtensor(a, {5, 4, 3});
+  // Nothing runs until compute; the node has the right grid.
+  auto m0 = ts::mean(x, {0});
+  REQUIRE(m0.shape() == shape_t{9, 4});
+  REQUIRE(m0.chunks() == chunks_t{{4, 4, 1}, {3, 1}});
+  auto mk = ts::sum(x, {1}, ts::keep_dims);
+  REQUIRE(mk.shape() == shape_t{13, 1, 4});
+  REQUIRE(mk.chunks() == chunks_t{{5, 5, 3}, {1}, {3, 1}});
+  // Broadcast against the input.
+  xt::xarray<double> want = a - xt::mean(a, {0});
+  check_values(ts::compute(x - m0, pol), want, 1e-15, 1e-15, "x - mean(x, 0)");
+  xt::xarray<double> w2 = a / (xt::view(xt::sum(a, {1}),
+                                        xt::all(), xt::newaxis(), xt::all()) + 1000.0);
+  check_values(ts::compute(x / (mk + 1000.0), pol), w2, 1e-15, 0, "x / keep-dims sum");
+  // Reduce a reduction, inside an expression.
+  xt::xarray<double> w3 = xt::amax(xt::mean(a, {0}), {1});
+  check_values(ts::compute(ts::amax(m0 * 1.0, {1}), pol), w3, 1e-15, 0, "amax(mean)");
+  // Persist, transpose and rechunk a reduction.
+  auto pm = ts::persist(m0, pol);
+  xt::xarray<double> am0 = xt::mean(a, {0});
+  xt::xarray<double> am0t = xt::transpose(am0);
+  check_values(ts::compute(ts::transpose(pm), pol), am0t, 1e-15, 0, "transpose(persist(mean))");
+  xt::xarray<double> as2 = xt::sum(a, {2});
+  check_values(ts::compute(ts::rechunk(ts::sum(x, {2}), {2, 2}), pol), as2, 0, 0, "rechunk(sum)");
+  // Reduce over nothing: elementwise finalize (mean of one element each).
+  check_values(ts::compute(ts::mean(x, {}), pol), a, 0, 0, "mean over no axes");
+  // A 0-d input.
+  CHECK(ts::item(ts::sum(ts::scalar(2.5)), pol) == 2.5);
+  CHECK(ts::item(ts::argmax(ts::scalar(2.5)), pol) == 0);
+  // Method-style compute on the node.
+  CHECK(ts::sum(x).item() == xt::sum(a)());
+}
+
+TEST_CASE("reduction argument errors name the offending value", "[reduce][errors]") {
+  auto x = ts::zeros<double>({4, 5, 6}, {2, 2, 2});
+  CHECK_THROWS_AS(ts::sum(x, {0, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(ts::sum(x, {1, -2}), std::invalid_argument);
+  CHECK_THROWS_AS(ts::mean(x, {3}), std::invalid_argument);
+  CHECK_THROWS_AS(ts::mean(x, {-4}), std::invalid_argument);
+  CHECK_THROWS_AS(ts::argmax(x, {0, 1}), std::invalid_argument);
+  CHECK_THROWS_AS(ts::argmax(x, {}), std::invalid_argument);
+  CHECK_THROWS_AS(ts::sum(x, {.split_every = 1}), std::invalid_argument);
+  CHECK_THROWS_WITH(ts::sum(x, {2, 7}), Catch::Contains("7"));
+  CHECK_THROWS_WITH(ts::prod(x, {1, 1}), Catch::Contains("repeated axis 1"));
+  CHECK_NOTHROW(ts::sum(x, {-1, 0}, true));
+}
