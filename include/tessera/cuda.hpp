@@ -21,3 +21,6 @@
 #include "backend/cuda/scheduler.cuh"
 #include "backend/cuda/evaluate.cuh"
 #include "backend/cuda/auto_backend.cuh"
+#if __has_include("reduce/reduction.hpp")
+#include "backend/cuda/reduce.cuh"
+#endif
