@@ -174,7 +174,8 @@ TEST_CASE("counter layout follows cuRAND's curand_init(seed, subsequence, offset
     // integers, range 1005 < 2^32: the first try is word 2i (accepted unless its low product
     // is below (2^32 - 1005) mod 1005)
     const std::uint64_t m = std::uint64_t(word(seed, 5, 2 * i)) * 1005u;
-    if (std::uint32_t(m) >= (0u - 1005u) % 1005u) CHECK(it.function()(index_t(i)) == std::int32_t(-5 + (m >> 32)));
+    if (std::uint32_t(m) >= (0u - 1005u) % 1005u)
+      CHECK(it.function()(index_t(i)) == std::int32_t(std::int64_t(m >> 32) - 5));
   }
   // normals: element 2p = r cos, 2p + 1 = r sin from block p (double) / words 2p, 2p + 1 (float)
   for (std::uint64_t p = 0; p < 500; ++p) {
@@ -398,8 +399,8 @@ TEMPLATE_TEST_CASE("no correlation between consecutive streams and seeds", "[ran
   const index_t n = 2'000'000;
   auto corr = [](const auto& a, const auto& b) {
     const auto ma = moments_of(a), mb = moments_of(b);
-    long double s = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) s += (a.data()[i] - ma.mean) * (b.data()[i] - mb.mean);
+    double s = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += (double(a.data()[i]) - ma.mean) * (double(b.data()[i]) - mb.mean);
     return double(s / (a.size() - 1)) / std::sqrt(ma.var * mb.var);
   };
   auto g = tr::default_rng(1);
