@@ -1,4 +1,7 @@
-// Tessera: lazy chunked N-d arrays. Umbrella header.
+// Tessera: lazy chunked N-d arrays. Umbrella header for the host backend: core arrays and
+// expressions, random arrays, views and reductions.
+//   Linear algebra (links LAPACKE/OpenBLAS, CMake tessera::linalg): <tessera/linalg.hpp>
+//   CUDA backend (from .cu files, CMake tessera::cuda):               <tessera/cuda.hpp>
 #pragma once
 #include "config.hpp"
 #include "core/errors.hpp"
@@ -13,3 +16,6 @@
 #include "ops/arith.hpp"
 #include "backend/host.hpp"
 #include "compute.hpp"
+#include "random.hpp"
+#include "view.hpp"
+#include "reduce.hpp"
