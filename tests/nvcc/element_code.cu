@@ -31,4 +31,12 @@ void instantiate_all() {
   instantiate(ts::cast<int>(ts::transpose(s + 1.0f)));              // remap over stored data
   instantiate(ts::maximum(ts::pow(s, 2), ts::minimum(s, 1.5f)));    // binary functions
   instantiate(ts::rechunk(ts::cos(s) * ts::sin(s), {8, 8}));
+  auto g = ts::random::default_rng(7);                               // counter-based leaves
+  using namespace ts::placeholders;
+  instantiate(ts::view(g.normal<double>(10, 1, {64, 64}, {16, 16}) + 1.0, ts::range(_, _, 2),
+                       ts::range(_, _, -3)));                         // view over random
+  instantiate(g.random<float>({8, 8}, {4, 4}) * g.integers<int>(0, 10, {8, 8}, {4, 4}) +
+              ts::cast<float>(g.bernoulli(0.5, {8, 8}, {4, 4})));
+  instantiate(g.exponential<double>(2.0, {8}, {4}) + g.lognormal<float>(0, 1, {8}, {4}) +
+              g.gamma<double>(2.0, 1.0, {8}, {4}));
 }
