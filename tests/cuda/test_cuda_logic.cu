@@ -232,6 +232,7 @@ TEST_CASE("affinity probe keeps chunks where their inputs live", "[cuda][schedul
   fake_resident f;
   f.g = ts::chunk_grid::make({8, 6}, {2, 6}, 8);  // 4 blocks of 12 elements
   f.dev = {3, 3, 1, 1};
+  CHECK(f.block_pointer(0) == nullptr);
   cu::probe_context p;
   (void)f.bind(f.g.block_box(0), p);
   REQUIRE(p.bytes.size() == 4);

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "../backend/cuda/check.cuh"
-#include "../backend/cuda/policy.cuh"
+#include "../backend/cuda/scheduler.cuh"
 #include "dense_host.hpp"
 
 #define TESSERA_CUSOLVER_CHECK(expr) TESSERA_CUDA_LIB_CHECK("cuSOLVER", expr)

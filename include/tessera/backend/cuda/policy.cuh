@@ -165,17 +165,7 @@ inline std::size_t pool_attribute(int dev, cudaMemPoolAttr attr) {
 inline bool cuda::available() { return detail::cu::devices().reason.empty(); }
 inline std::string cuda::unavailable_reason() { return detail::cu::devices().reason; }
 
-inline void cuda::release_memory() {
-  const auto& inv = detail::cu::devices();
-  for (int d = 0; d < inv.visible; ++d) {
-    if (!inv.devices[std::size_t(d)].usable) continue;
-    detail::cu::device_guard g(d);
-    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // stream-ordered frees must complete first
-    cudaMemPool_t pool;
-    TESSERA_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, d));
-    TESSERA_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
-  }
-}
+// cuda::release_memory() is defined in scheduler.cuh (it also frees the staging arenas).
 
 inline std::vector<std::size_t> cuda::memory_in_use() {
   const auto& inv = detail::cu::devices();

@@ -143,3 +143,26 @@ inline std::vector<std::vector<index_t>> blocks_per_device(const std::vector<int
 }
 
 }  // namespace tessera::detail::cu
+
+namespace tessera {
+
+inline void cuda::release_memory() {
+  const auto& inv = detail::cu::devices();
+  for (int d = 0; d < inv.visible && d < detail::cu::max_devices; ++d) {
+    if (!inv.devices[std::size_t(d)].usable) continue;
+    detail::cu::device_guard g(d);
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // stream-ordered frees must complete first
+    {
+      // Pinned staging arenas of idle streams (an evaluation in progress keeps its own).
+      auto& res = detail::cu::resources(d);
+      std::unique_lock lock(res.m, std::try_to_lock);
+      if (lock.owns_lock())
+        for (auto& s : res.slots) s->arena.free_all();
+    }
+    cudaMemPool_t pool;
+    TESSERA_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, d));
+    TESSERA_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+  }
+}
+
+}  // namespace tessera
