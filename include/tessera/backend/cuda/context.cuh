@@ -12,6 +12,7 @@
 #include "../../nodes/stored.hpp"
 #include "check.cuh"
 #include "kernels.cuh"
+#include "policy.cuh"
 
 namespace tessera::detail::cu {
 
@@ -183,10 +184,20 @@ class device_context {
       const box ov = intersect(blk, b);
       if (ov.count() == 0) return;
       const T* src = a.block_pointer(f);
-      if (a.block_device(f) != device_) {
+      const int from = a.block_device(f);
+      if (from != device_) {
+        const std::size_t bytes = std::size_t(blk.count()) * sizeof(T);
         T* tmp = device_scratch<T>(blk.count());
-        TESSERA_CUDA_CHECK(cudaMemcpyPeerAsync(tmp, device_, src, a.block_device(f),
-                                               std::size_t(blk.count()) * sizeof(T), stream_));
+        if (devices().can_access(device_, from)) {
+          TESSERA_CUDA_CHECK(cudaMemcpyPeerAsync(tmp, device_, src, from, bytes, stream_));
+        } else {  // no peer access: through a pinned host buffer
+          T* h = pinned<T>(blk.count());
+          {
+            device_guard g(from);
+            TESSERA_CUDA_CHECK(cudaMemcpy(h, src, bytes, cudaMemcpyDeviceToHost));
+          }
+          TESSERA_CUDA_CHECK(cudaMemcpyAsync(tmp, h, bytes, cudaMemcpyHostToDevice, stream_));
+        }
         src = tmp;
       }
       stored_accessor<T> s;

@@ -54,6 +54,11 @@ struct inventory {
   int visible = 0;
   std::string reason;  // why no device can be used at all ("" otherwise)
   std::vector<device_info> devices;
+  /// peer[a][b]: kernels and copies on device a may access device b's pool memory directly.
+  std::vector<std::vector<bool>> peer;
+  bool can_access(int a, int b) const {
+    return a == b || peer[std::size_t(a)][std::size_t(b)];
+  }
 };
 
 inline std::string visible_devices_env() {
@@ -77,6 +82,8 @@ inline inventory probe_devices() {
     return inv;
   }
   inv.visible = n;
+  int previous = 0;
+  const bool restore = cudaGetDevice(&previous) == cudaSuccess;
   inv.devices.resize(std::size_t(n));
   int usable = 0;
   for (int d = 0; d < n; ++d) {
@@ -109,6 +116,28 @@ inline inventory probe_devices() {
     info.name = prop.name;
     ++usable;
   }
+  // Peer access between usable devices, including their stream-ordered pools.
+  inv.peer.assign(std::size_t(n), std::vector<bool>(std::size_t(n), false));
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      if (a == b || !inv.devices[std::size_t(a)].usable || !inv.devices[std::size_t(b)].usable) continue;
+      int ok = 0;
+      if (cudaDeviceCanAccessPeer(&ok, a, b) != cudaSuccess || !ok) continue;
+      cudaMemPool_t pool;
+      cudaMemAccessDesc desc{};
+      desc.location.type = cudaMemLocationTypeDevice;
+      desc.location.id = a;
+      desc.flags = cudaMemAccessFlagsProtReadWrite;
+      if (cudaSetDevice(a) == cudaSuccess) {
+        cudaError_t e = cudaDeviceEnablePeerAccess(b, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) e = cudaSuccess;
+        if (e == cudaSuccess) e = cudaDeviceGetDefaultMemPool(&pool, b);
+        if (e == cudaSuccess) e = cudaMemPoolSetAccess(pool, &desc, 1);
+        if (e == cudaSuccess) inv.peer[std::size_t(a)][std::size_t(b)] = true;
+      }
+      (void)cudaGetLastError();
+    }
+  if (restore) (void)cudaSetDevice(previous);
   if (usable == 0) {
     inv.reason = "no visible device could be initialized:";
     for (auto& i : inv.devices) inv.reason += " " + i.reason + ";";
