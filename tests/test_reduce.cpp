@@ -579,3 +579,22 @@ TEST_CASE("reduction argument errors name the offending value", "[reduce][errors
   CHECK_THROWS_WITH(ts::prod(x, {1, 1}), Catch::Contains("repeated axis 1"));
   CHECK_NOTHROW(ts::sum(x, {-1, 0}, true));
 }
+
+TEST_CASE("batch pairwise sum is exact for exactly representable sums of any length",
+          "[reduce][numerics]") {
+  const auto seed = test_seed(21);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<double> v(std::size_t(ts::batch_size));
+  for (ts::index_t n = 0; n <= ts::batch_size; ++n) {
+    double want = 0;
+    for (ts::index_t k = 0; k < n; ++k) {
+      v[std::size_t(k)] = double(std::int64_t(rng() % 160) - 80) / 8.0;
+      want += v[std::size_t(k)];  // exact: multiples of 1/8 far below 2^50
+    }
+    INFO("n " << n);
+    REQUIRE(ts::rop::pairwise_sum(v.data(), n) == want);
+    std::fill(v.begin() + n, v.end(), std::numeric_limits<double>::quiet_NaN());  // not read
+    REQUIRE(ts::rop::pairwise_sum(v.data(), n) == want);
+  }
+}

@@ -9,7 +9,7 @@
 //   finalize(const state&)         the output element (uses count / ddof members)
 //   add_batch(state&, buf, n, idx0, didx)   host: folds n contiguous values (the k-th has
 //                                  index idx0 + k*didx) into one state; vectorizable
-// Numerics: float sums are compensated (Neumaier) over per-batch 8-lane partial sums, so the
+// Numerics: float sums add per-batch pairwise sums into a Neumaier-compensated total, so the
 // error does not grow with the element count; variance uses (n, mean, M2) with Chan's merge;
 // integer sums/products wrap in 64 bits (int64 result, uint64 for unsigned inputs), as NumPy.
 #pragma once
@@ -56,16 +56,28 @@ struct compensated {
   TESSERA_HD F value() const { return (s - s == F(0)) ? s + c : s; }
 };
 
-/// 8-lane sum of n contiguous values (no compensation; n <= batch_size).
-template <class F, class T>
-inline F lane_sum(const T* v, index_t n) {
-  F l[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  index_t k = 0;
-  for (; k + 8 <= n; k += 8)
-    for (int j = 0; j < 8; ++j) l[j] += F(v[k + j]);
-  F tail = 0;
-  for (; k < n; ++k) tail += F(v[k]);
-  return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])) + tail;
+/// Pairwise (tree) sum of n <= batch_size contiguous values: the batch is padded with zeros
+/// to a power of two and folded in halves (t[i] += t[i + h]), which vectorizes; the error is
+/// O(log2(batch_size) * eps) and sums of equal values are exact.
+template <class T>
+inline double pairwise_sum(const T* v, index_t n) {
+  alignas(64) double t[batch_size / 2];
+  index_t m = 8;
+  while (m < n) m *= 2;
+  index_t h = m / 2;
+  if (n == m) {  // full power-of-two batch: the first level reads the input directly
+    for (index_t k = 0; k < h; ++k) t[k] = double(v[k]) + double(v[k + h]);
+  } else {  // missing elements are zeros
+    const index_t lo = n < h ? n : h;
+    for (index_t k = 0; k < lo; ++k) t[k] = double(v[k]);
+    for (index_t k = lo; k < h; ++k) t[k] = 0;
+    for (index_t k = h; k < n; ++k) t[k - h] += double(v[k]);
+  }
+  for (m = h; m > 1; m /= 2) {
+    h = m / 2;
+    for (index_t k = 0; k < h; ++k) t[k] += t[k + h];
+  }
+  return t[0];
 }
 
 template <class T>
@@ -94,7 +106,7 @@ struct sum : params {
     else return result_type(st);
   }
   void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
-    if constexpr (float_acc) st.add(lane_sum<double>(v, n));
+    if constexpr (float_acc) st.add(pairwise_sum(v, n));
     else {
       acc_t s = 0;
       for (index_t k = 0; k < n; ++k) s += acc_t(v[k]);
@@ -115,7 +127,7 @@ struct mean : params {
     return result_type(st.value() / double(count));  // count 0 -> NaN, as NumPy
   }
   void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
-    st.add(lane_sum<double>(v, n));
+    st.add(pairwise_sum(v, n));
   }
 };
 
@@ -169,24 +181,27 @@ struct variance_base : params {
     moments b;
     b.n = n;
     b.shift = double(v[0]);
-    double l[4] = {0, 0, 0, 0};
+    constexpr int L = 16;  // independent lanes (several vector registers in flight)
+    double l[L] = {};
     index_t k = 0;
-    for (; k + 4 <= n; k += 4)
-      for (int j = 0; j < 4; ++j) l[j] += double(v[k + j]) - b.shift;
-    double s = (l[0] + l[1]) + (l[2] + l[3]);
+    for (; k + L <= n; k += L)
+      for (int j = 0; j < L; ++j) l[j] += double(v[k + j]) - b.shift;
+    double s = 0;
     for (; k < n; ++k) s += double(v[k]) - b.shift;
+    for (int j = 0; j < L; ++j) s += l[j];
     b.mean = s / double(n);
-    for (int j = 0; j < 4; ++j) l[j] = 0;
-    for (k = 0; k + 4 <= n; k += 4)
-      for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < L; ++j) l[j] = 0;
+    for (k = 0; k + L <= n; k += L)
+      for (int j = 0; j < L; ++j) {
         double d = (double(v[k + j]) - b.shift) - b.mean;
         l[j] += d * d;
       }
-    double m2 = (l[0] + l[1]) + (l[2] + l[3]);
+    double m2 = 0;
     for (; k < n; ++k) {
       double d = (double(v[k]) - b.shift) - b.mean;
       m2 += d * d;
     }
+    for (int j = 0; j < L; ++j) m2 += l[j];
     b.m2 = m2;
     st.merge(b);
   }

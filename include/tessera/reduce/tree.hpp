@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "../backend/host.hpp"
@@ -59,10 +60,14 @@ void fold_box(const Op& op, const Acc& acc, const box& b, const reduce_spec& spe
     auto line = acc.line(start, last, 1);
     index_t idx0 = 0;
     for (int d = 0; d < r; ++d) idx0 += start[d] * istride[d];
-    T buf[batch_size];
+    alignas(64) T buf[batch_size];
     for (index_t j0 = 0; j0 < n; j0 += batch_size) {
       const index_t m = std::min(batch_size, n - j0);
-      line.fill(j0, m, buf);
+      // Lines without a batched fill are evaluated per element (for a stored array this reads
+      // memory directly, cheaper than its memcpy-based fill).
+      if constexpr (std::remove_cvref_t<decltype(line)>::batched) line.fill(j0, m, buf);
+      else
+        for (index_t k = 0; k < m; ++k) buf[k] = line(j0 + k);
       if (last_reduced) {
         op.add_batch(part[off], buf, m, idx0 + j0 * didx, didx);
       } else {
