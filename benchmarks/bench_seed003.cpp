@@ -269,7 +269,7 @@ auto make_x(const config& c) {
 }
 #endif
 
-/// Runs the requested variants for one policy; appends rows.
+/// Runs the requested variants (in the order a, b, d, c) for one policy; appends rows.
 template <class P>
 void run_policy([[maybe_unused]] const P& pol, const std::string& backend, int workers, const config& c,
                 const std::string& variants, std::vector<row>& rows) {
@@ -479,26 +479,32 @@ int main(int argc, char** argv) {
       }
     }
 
+    // Rows in the order variant (a, b, d, then c: it holds x in memory and ru_maxrss is a
+    // process-lifetime peak), then backend, then worker count.
     std::vector<row> rows;
-    for (const auto& use : resolved) {
-      if (use == "host") {
-        for (int t : thread_list) {
-          ts::host pol{.threads = t};
-          run_policy(pol, "host", pol.concurrency(), c, variants, rows);
+    for (char v : std::string("abdc")) {
+      if (variants.find(v) == std::string::npos) continue;
+      const std::string one(1, v);
+      for (const auto& use : resolved) {
+        if (use == "host") {
+          for (int t : thread_list) {
+            ts::host pol{.threads = t};
+            run_policy(pol, "host", pol.concurrency(), c, one, rows);
+          }
         }
-      }
 #if SEED003_HAVE_CUDA
-      if (use == "cuda") {
-        // --threads on the CUDA backend: the number of devices (0 = every visible device).
-        const int visible = ts::detail::cu::devices().visible;
-        for (int t : thread_list) {
-          ts::cuda pol{};
-          const int k = t == 0 ? visible : std::min(t, visible);
-          for (int d = 0; d < k; ++d) pol.devices.push_back(d);
-          run_policy(pol, "cuda", k, c, variants, rows);
+        if (use == "cuda") {
+          // --threads on the CUDA backend: the number of devices (0 = every visible device).
+          const int visible = ts::detail::cu::devices().visible;
+          for (int t : thread_list) {
+            ts::cuda pol{};
+            const int k = t == 0 ? visible : std::min(t, visible);
+            for (int d = 0; d < k; ++d) pol.devices.push_back(d);
+            run_policy(pol, "cuda", k, c, one, rows);
+          }
         }
-      }
 #endif
+      }
     }
 
     std::cout << "seed003: x = normal(10, 1, (" << c.n << ", " << c.n << "), chunks (" << c.chunk

@@ -5,12 +5,13 @@ comparison: a markdown table, JSON and a plot (time per configuration, log scale
     /usr/bin/python3 benchmarks/peers/run_all.py --preset main          # ~1 min on 2 cores
     /usr/bin/python3 benchmarks/peers/run_all.py --preset issue --update-docs docs/benchmarks.md
 
-A configuration is N:CHUNK[:PEERS[:VARIANTS[:REPEAT]]]
+A configuration is N:CHUNK[:PEERS[:VARIANTS[:REPEAT[:THREADS]]]]
     PEERS     '+'-joined subset of dask-threads, dask-single, numpy, numpy-chunked, or
               'all' (default) or 'none' (Tessera only)
     VARIANTS  letters among a, b, c, d (default: --variants)
     REPEAT    timed runs per row (default: --repeat)
-e.g. --config 20000:2000 --config 100000:10000:none:ab:1
+    THREADS   Tessera host threads, '+'-joined, 0 = all (default: --threads)
+e.g. --config 20000:2000 --config 100000:10000:none:ab:1:0
 
 Outputs under --out: seed003.json (every row, machine, commands), seed003.md (the docs
 section), seed003.svg and seed003.png (the plot). --update-docs FILE replaces the text between
@@ -40,7 +41,7 @@ PRESETS = {
     # The README's main job: about a minute on a 2-core machine, peers included.
     "main": dict(configs=["10000:1000:dask-threads+dask-single+numpy:abc:3"], threads="0"),
     # The issue's measurements: N = 20000 against every peer, then the 80 GB lazy array alone.
-    "issue": dict(configs=["20000:2000:all:abcd:3", "100000:10000:none:ab:1"], threads="1,0"),
+    "issue": dict(configs=["20000:2000:all:abcd:3", "100000:10000:none:ab:1:0"], threads="1,0"),
     # A smoke test of the whole pipeline (seconds).
     "quick": dict(configs=["2000:500:all:abcd:2"], threads="0"),
 }
@@ -72,7 +73,7 @@ def find_binary(build_dir):
 def parse_config(spec, a):
     parts = spec.split(":")
     if len(parts) < 2:
-        raise SystemExit(f"--config {spec!r}: expected N:CHUNK[:PEERS[:VARIANTS[:REPEAT]]]")
+        raise SystemExit(f"--config {spec!r}: expected N:CHUNK[:PEERS[:VARIANTS[:REPEAT[:THREADS]]]]")
     n, chunk = int(parts[0]), int(parts[1])
     peers = parts[2] if len(parts) > 2 and parts[2] else "all"
     peers = PEERS if peers == "all" else [] if peers == "none" else peers.split("+")
@@ -81,7 +82,9 @@ def parse_config(spec, a):
             raise SystemExit(f"--config {spec!r}: unknown peer {p!r} ({', '.join(PEERS)})")
     variants = parts[3] if len(parts) > 3 and parts[3] else a.variants.replace(",", "")
     repeat = int(parts[4]) if len(parts) > 4 and parts[4] else a.repeat
-    return dict(n=n, chunk=min(chunk, n), peers=peers, variants=variants, repeat=repeat)
+    threads = parts[5].replace("+", ",") if len(parts) > 5 and parts[5] else None
+    return dict(n=n, chunk=min(chunk, n), peers=peers, variants=variants, repeat=repeat,
+                threads=threads)
 
 
 def run(cmd, log):
@@ -259,7 +262,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--preset", choices=sorted(PRESETS), help="a named set of configurations")
-    p.add_argument("--config", action="append", default=[], help="N:CHUNK[:PEERS[:VARIANTS[:REPEAT]]]")
+    p.add_argument("--config", action="append", default=[],
+                   help="N:CHUNK[:PEERS[:VARIANTS[:REPEAT[:THREADS]]]]")
     p.add_argument("--variants", default="a,b,c")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--threads", help="Tessera host threads, comma list, 0 = all (default 0)")
@@ -307,7 +311,7 @@ def main():
         n, c = cfg["n"], cfg["chunk"]
         tj = os.path.join(a.out, f"tessera_{n}_{c}.json")
         r = run([binary, "--n", str(n), "--chunk", str(c), "--variant", ",".join(cfg["variants"]),
-                 "--threads", threads, "--repeat", str(cfg["repeat"]), "--seed", str(a.seed),
+                 "--threads", cfg["threads"] or threads, "--repeat", str(cfg["repeat"]), "--seed", str(a.seed),
                  "--json", tj], log)
         if r.returncode != 0:
             raise SystemExit(f"bench_seed003 failed with exit code {r.returncode}")
