@@ -1,11 +1,15 @@
 // Tall-skinny QR (TSQR) of a chunked matrix, evaluated row block by row block.
 //
-//   pass 1 (parallel over row blocks): A_b = Q_b R_b             (geqrf + orgqr per block)
-//   reduce: stack the R_b and factor them, [R_1; ...; R_B] = P R; when there are more than
-//           `fanin` R factors, groups of fanin are stacked and factored in parallel and their
-//           R factors reduced recursively (a tree), P_b = Q_group[b rows] * P_group
-//   pass 2 (parallel over row blocks): Q's block b = Q_b P_b X  (X: identity for QR, U_R for
-//           the SVD) written straight into the row-major chunk of the result.
+// Tree path (default; every row block has at least n rows):
+//   pass 1 (parallel over row blocks): geqrf of each cache-sized leaf of the block, keeping the
+//           Householder form; the leaves' n x n R factors are merged pairwise by tpqrt, level
+//           by level (pairs of a level in parallel); the root is R.
+//   pass 2: X (identity for QR, U_R for the SVD) goes down the tree (tpmqrt), then each leaf
+//           applies its reflectors (ormqr) and the block is written row-major into the result.
+// Stacked path (row blocks shorter than n, tree = false or an explicit fanin):
+//   pass 1: A_b = Q_b R_b (geqrf + orgqr per block); the R_b are stacked and factored,
+//           [R_1; ...; R_B] = P R, recursively in groups of `fanin` when there are more;
+//   pass 2: Q's block b = Q_b P_b X with gemm, written straight into the row-major chunk.
 //
 // Q and the result keep the input's row chunks; the input is never materialized whole: each
 // row block is evaluated once (bind + write_box) into a dense buffer.
