@@ -5,6 +5,7 @@
 
 #include <tessera/reduce.hpp>
 #include <tessera/tessera.hpp>
+#include <tessera/view.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -557,6 +558,13 @@ TEMPLATE_TEST_CASE("reductions are lazy arrays that compose", "[reduce][lazy]",
   check_values(ts::compute(ts::transpose(pm), pol), am0t, 1e-15, 0, "transpose(persist(mean))");
   xt::xarray<double> as2 = xt::sum(a, {2});
   check_values(ts::compute(ts::rechunk(ts::sum(x, {2}), {2, 2}), pol), as2, 0, 0, "rechunk(sum)");
+  // Slice a reduction, and reduce a slice.
+  xt::xarray<double> am0s = xt::view(am0, xt::range(1, 8, 3), xt::all());
+  check_values(ts::compute(ts::view(m0, ts::range(1, 8, 3), ts::all()), pol), am0s, 1e-15, 0,
+               "view(mean)");
+  xt::xarray<double> as_v = xt::sum(xt::view(a, xt::range(2, 13, 2), 1, xt::all()), {0});
+  check_values(ts::compute(ts::sum(ts::view(x, ts::range(2, 13, 2), 1, ts::all()), {0}), pol),
+               as_v, 0, 0, "sum(view)");
   // Reduce over nothing: elementwise finalize (mean of one element each).
   check_values(ts::compute(ts::mean(x, {}), pol), a, 0, 0, "mean over no axes");
   // A 0-d input.
