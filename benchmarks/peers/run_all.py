@@ -167,10 +167,19 @@ def goals(rows):
             ref = dask_ref(rows, best)
             if ref:
                 sp = ref / best["seconds_best"]
+                w = best["workers"]
+                cpu = ""
+                dref = [q for q in rows if q["tool"] == "dask" and q["backend"] == "threads"
+                        and q["variant"] == v and (q["n"], q["cfg_chunk"]) == cfg
+                        and "skipped" not in q and q.get("cpu_seconds")]
+                tcpu = min((r.get("cpu_seconds") or float("inf")) for r in ts)
+                if dref and tcpu < float("inf"):
+                    cpu = (f"; CPU seconds {dref[0]['cpu_seconds']:.3g} vs {tcpu:.3g}: "
+                           f"{dref[0]['cpu_seconds'] / tcpu:.1f}x")
                 lines.append(f"- N = {cfg[0]}, chunk {cfg[1]}, ({v}): Tessera "
-                             f"{fmt_s(best['seconds_best'])} ({best['workers']} workers) vs Dask "
-                             f"threads {fmt_s(ref)}: {sp:.1f}x (issue goal >= {goal}x: "
-                             f"{'met' if sp >= goal else 'not met'})")
+                             f"{fmt_s(best['seconds_best'])} ({w} worker{'s' * (w != 1)}) vs "
+                             f"Dask threads {fmt_s(ref)}: {sp:.1f}x wall-clock (issue goal >= "
+                             f"{goal}x: {'met' if sp >= goal else 'not met'}){cpu}")
         big = [r for r in rows if r["tool"] == "tessera" and (r["n"], r["cfg_chunk"]) == cfg
                and "skipped" not in r and r.get("peak_rss_mib") is not None]
         if big and cfg[0] >= 100000:
@@ -228,6 +237,9 @@ def section(rows, machine, commands, started, img):
              f"Machine: {m.get('nproc')} CPUs ({m.get('cpu_model')}), "
              f"{(m.get('ram_bytes') or 0) / 2 ** 30:.1f} GiB RAM. Tessera {m.get('tessera_rev')} "
              f"({m.get('compiler', '?')}); {m.get('peer_versions', 'peers not run')}.",
+             f"Load average (1 min) at start / end of the run: {m.get('loadavg_start', '?')} / "
+             f"{m.get('loadavg_end', '?')} on {m.get('nproc')} CPUs; above the CPU count other "
+             "processes were competing and wall-clock times are inflated: compare the CPU column.",
              "",
              "Commands:", "", "```"] + commands + ["```", "",
              "Variants: " + "; ".join(f"({k}) `{v}`" if len(k) == 1 else f"{k}: {v}"
@@ -276,7 +288,11 @@ def main():
     p.add_argument("--out", default=os.path.join(REPO, "build-bench", "seed003"))
     p.add_argument("--peer-timeout", type=float, default=None, help="seconds per peer row")
     p.add_argument("--update-docs", metavar="FILE", help="replace the seed003 section in FILE")
+    p.add_argument("--from-json", metavar="FILE",
+                   help="re-render a previous run's seed003.json (table, plot, docs) without running")
     a = p.parse_args()
+    if a.from_json:
+        return render(a, **json.load(open(a.from_json)))
 
     configs = list(a.config)
     threads = a.threads
@@ -306,6 +322,7 @@ def main():
     commands = [" ".join(shlex.quote(x) for x in [python] + sys.argv)]
     log, rows, machine, versions = [], [], {}, {}
     t_all = time.perf_counter()
+    load0 = loadavg()
 
     for cfg in configs:
         n, c = cfg["n"], cfg["chunk"]
@@ -346,11 +363,27 @@ def main():
     rows.sort(key=lambda r: (r["n"], r["cfg_chunk"], vorder.get(r["variant"], 9),
                              torder.get(r["tool"], 9), r["backend"], -(r.get("workers") or 0)))
     machine["tessera_rev"] = git_rev()
+    machine["loadavg_start"], machine["loadavg_end"] = load0, loadavg()
     if versions:
         machine["peer_versions"] = ", ".join(f"{('NumPy' if k == 'numpy' else 'Dask')} {v}"
                                              for k, v in sorted(versions.items(), reverse=True))
     machine["compiler"] = "g++ " + machine["compiler"] if machine.get("compiler", "")[:1].isdigit() \
         else machine.get("compiler", "?")
+    render(a, started_utc=started, machine=machine, commands=log, invocation=commands, rows=rows,
+           seconds=time.perf_counter() - t_all)
+
+
+def loadavg():
+    try:
+        return float(open("/proc/loadavg").read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def render(a, started_utc, machine, commands, invocation, rows, seconds=None, **_):
+    """Writes seed003.md/.json and the plot under a.out (and the docs section); prints."""
+    os.makedirs(a.out, exist_ok=True)
+    started, log = started_utc, commands
     imgs = plot(rows, os.path.join(a.out, "seed003"))
     img_rel = None
     if a.update_docs and imgs:
@@ -365,7 +398,7 @@ def main():
         f.write(text + "\n")
     with open(os.path.join(a.out, "seed003.json"), "w") as f:
         json.dump(dict(benchmark="seed003", started_utc=started, machine=machine,
-                       commands=log, invocation=commands, rows=rows), f, indent=1)
+                       commands=log, invocation=invocation, rows=rows), f, indent=1)
     if a.update_docs:
         update_docs(a.update_docs, text)
 
@@ -373,7 +406,8 @@ def main():
     g = goals(rows)
     if g:
         print("\n" + g)
-    print(f"\n{len(rows)} rows in {time.perf_counter() - t_all:.0f} s; wrote "
+    took = f" in {seconds:.0f} s" if seconds is not None else ""
+    print(f"\n{len(rows)} rows{took}; wrote "
           f"{os.path.join(a.out, 'seed003.md')}, seed003.json" + (", plot " + ", ".join(
               os.path.basename(i) for i in imgs) if imgs else "")
           + (f"; updated {a.update_docs}" if a.update_docs else ""))
