@@ -13,7 +13,7 @@ A configuration is N:CHUNK[:PEERS[:VARIANTS[:REPEAT[:THREADS]]]]
     THREADS   Tessera host threads, '+'-joined, 0 = all (default: --threads)
 e.g. --config 20000:2000 --config 100000:10000:none:ab:1:0
 
-Outputs under --out: seed003.json (every row, machine, commands), seed003.md (the docs
+Outputs under --out (default <build dir>/seed003): seed003.json (every row, machine, commands), seed003.md (the docs
 section), seed003.svg and seed003.png (the plot). --update-docs FILE replaces the text between
 the markers <!-- seed003:begin --> and <!-- seed003:end --> in FILE with seed003.md and copies
 the plot next to it (img/seed003.svg), so re-running the published table is one command.
@@ -286,13 +286,22 @@ def main():
                    "(default: /usr/bin/python3 when it has them)")
     p.add_argument("--binary", help="path to bench_seed003")
     p.add_argument("--build-dir", help="CMake build dir holding benchmarks/bench_seed003")
-    p.add_argument("--out", default=os.path.join(REPO, "build-bench", "seed003"))
+    p.add_argument("--out", help="output folder (default: <build dir>/seed003)")
     p.add_argument("--peer-timeout", type=float, default=None, help="seconds per peer row")
     p.add_argument("--update-docs", metavar="FILE", help="replace the seed003 section in FILE")
     p.add_argument("--from-json", metavar="FILE",
                    help="re-render a previous run's seed003.json (table, plot, docs) without running")
     a = p.parse_args()
+    python = a.python or default_python()
+    if os.path.realpath(python) != os.path.realpath(sys.executable) and not os.environ.get(
+            "SEED003_REEXEC"):
+        try:
+            import matplotlib  # noqa: F401  (this interpreter can plot: stay)
+        except ImportError:
+            os.environ["SEED003_REEXEC"] = "1"  # plot with the peers' Python
+            os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
     if a.from_json:
+        a.out = a.out or os.path.join(os.path.dirname(os.path.abspath(a.from_json)), "rendered")
         return render(a, **json.load(open(a.from_json)))
 
     configs = list(a.config)
@@ -304,20 +313,14 @@ def main():
     if not configs:
         configs = ["20000:2000"]
     configs = [parse_config(c, a) for c in configs]
-    python = a.python or default_python()
-    if os.path.realpath(python) != os.path.realpath(sys.executable) and not os.environ.get(
-            "SEED003_REEXEC"):
-        try:
-            import matplotlib  # noqa: F401  (this interpreter can plot: stay)
-        except ImportError:
-            os.environ["SEED003_REEXEC"] = "1"  # plot with the peers' Python
-            os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
     binary = a.binary or find_binary(a.build_dir)
     if not binary:
         raise SystemExit("bench_seed003 not found; build it first:\n"
                          "  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && "
                          "cmake --build build --target bench_seed003\n"
                          "then pass --build-dir build (or --binary PATH)")
+    a.out = a.out or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(binary))),
+                                  "seed003")
     os.makedirs(a.out, exist_ok=True)
     started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     commands = [" ".join(shlex.quote(x) for x in [python] + sys.argv)]
