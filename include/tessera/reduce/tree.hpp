@@ -78,6 +78,52 @@ void fold_box(const Op& op, const Acc& acc, const box& b, const reduce_spec& spe
   });
 }
 
+/// How a reduction is cut into tasks, shared by every backend: task t folds the input chunk of
+/// kept-axes block K = t / nR and reduced-axes block R = t % nR (consecutive tasks feed one
+/// output block), and istride gives the index argmin/argmax record for an element.
+struct reduction_plan {
+  std::vector<int> kept, red;  // kept and reduced axes of the input
+  index_t nK = 1, nR = 1;      // blocks over the kept axes (= output blocks) and reduced axes
+  ivec istride;                // index of element i: sum i[d] * istride[d]
+
+  reduction_plan(const chunk_grid& g, const reduce_spec& spec) : g_(&g) {
+    const int r = g.rank();
+    for (int d = 0; d < r; ++d) (spec.reduced(d) ? red : kept).push_back(d);
+    for (int d : kept) nK *= index_t(g.chunks()[std::size_t(d)].size());
+    for (int d : red) nR *= index_t(g.chunks()[std::size_t(d)].size());
+    istride.n = r;
+    index_t acc = 1;
+    for (int d = r - 1; d >= 0; --d) {
+      istride[d] = spec.flat_index ? acc : (d == spec.index_axis ? 1 : 0);
+      acc *= g.shape()[std::size_t(d)];
+    }
+  }
+  index_t tasks() const { return nK * nR; }
+
+  /// The input box folded by task t.
+  box task_box(index_t t) const {
+    const chunk_grid& g = *g_;
+    box bx;
+    bx.lo.n = bx.hi.n = g.rank();
+    auto place = [&](const std::vector<int>& axes, index_t k) {
+      for (int a = int(axes.size()) - 1; a >= 0; --a) {
+        const int d = axes[std::size_t(a)];
+        const index_t nb = index_t(g.chunks()[std::size_t(d)].size());
+        const index_t bi = k % nb;
+        k /= nb;
+        bx.lo[d] = g.offsets(d)[std::size_t(bi)];
+        bx.hi[d] = g.offsets(d)[std::size_t(bi) + 1];
+      }
+    };
+    place(kept, t / nR);
+    place(red, t % nR);
+    return bx;
+  }
+
+ private:
+  const chunk_grid* g_;
+};
+
 }  // namespace detail
 
 /// Runs a reduction of the lowered expression `e` on the host into a new chunked array with
@@ -93,24 +139,9 @@ array<typename Op::result_type> execute_reduction(const host& pol, const E& e, c
   array<R> out(out_grid);
   if (out_grid.size() == 0) return out;
 
-  const chunk_grid& g = e.grid();
-  const int r = g.rank();
-  std::vector<int> kept, red;
-  for (int d = 0; d < r; ++d) (spec.reduced(d) ? red : kept).push_back(d);
-  index_t nK = 1, nR = 1;
-  for (int d : kept) nK *= index_t(g.chunks()[std::size_t(d)].size());
-  for (int d : red) nR *= index_t(g.chunks()[std::size_t(d)].size());
+  const detail::reduction_plan plan(e.grid(), spec);
+  const index_t nK = plan.nK, nR = plan.nR;
   for (index_t k = 0; k < nK; ++k) out.block_data(k);  // output block k <-> kept block k
-
-  ivec istride;  // index of an element for argmin/argmax: sum i[d] * istride[d]
-  istride.n = r;
-  {
-    index_t acc = 1;
-    for (int d = r - 1; d >= 0; --d) {
-      istride[d] = spec.flat_index ? acc : (d == spec.index_axis ? 1 : 0);
-      acc *= g.shape()[std::size_t(d)];
-    }
-  }
 
   // Combine tree over the reduced-axes block index R, per output block K.
   const index_t fan = spec.split_every;
@@ -157,34 +188,16 @@ array<typename Op::result_type> execute_reduction(const host& pol, const E& e, c
 
   // Task t folds input block (K = t / nR, R = t % nR): consecutive tasks feed one output
   // block, so only a few output blocks have pending partials at any time.
-  detail::for_each_block(pol, nK * nR, [&](index_t t) {
+  detail::for_each_block(pol, plan.tasks(), [&](index_t t) {
     const index_t K = t / nR, R_ = t % nR;
-    box bx;
-    bx.lo.n = bx.hi.n = r;
-    index_t k = K, q = R_;
-    for (int a = int(kept.size()) - 1; a >= 0; --a) {
-      const int d = kept[std::size_t(a)];
-      const index_t nb = index_t(g.chunks()[std::size_t(d)].size());
-      const index_t bi = k % nb;
-      k /= nb;
-      bx.lo[d] = g.offsets(d)[std::size_t(bi)];
-      bx.hi[d] = g.offsets(d)[std::size_t(bi) + 1];
-    }
-    for (int a = int(red.size()) - 1; a >= 0; --a) {
-      const int d = red[std::size_t(a)];
-      const index_t nb = index_t(g.chunks()[std::size_t(d)].size());
-      const index_t bi = q % nb;
-      q /= nb;
-      bx.lo[d] = g.offsets(d)[std::size_t(bi)];
-      bx.hi[d] = g.offsets(d)[std::size_t(bi) + 1];
-    }
+    const box bx = plan.task_box(t);
     const index_t P = kept_box(K);
     part_ptr p(new state[std::size_t(std::max<index_t>(P, 1))]);
     for (index_t j = 0; j < P; ++j) p[std::size_t(j)] = op.identity();
     if (bx.count() > 0) {
       host_context ctx;
       auto acc = e.bind(bx, ctx);
-      detail::fold_box(op, acc, bx, spec, istride, p.get());
+      detail::fold_box(op, acc, bx, spec, plan.istride, p.get());
     }
     deliver(K, std::move(p), R_);
   });

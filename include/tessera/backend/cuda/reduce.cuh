@@ -158,48 +158,11 @@ array<typename Op::result_type> execute_reduction(const cuda& pol, const E& e, c
   array<R> out(out_grid);
   if (out_grid.size() == 0) return out;
 
-  const chunk_grid& g = e.grid();
-  const int r = g.rank();
-  std::vector<int> kept, red;
-  for (int d = 0; d < r; ++d) (spec.reduced(d) ? red : kept).push_back(d);
-  index_t nK = 1, nR = 1;
-  for (int d : kept) nK *= index_t(g.chunks()[std::size_t(d)].size());
-  for (int d : red) nR *= index_t(g.chunks()[std::size_t(d)].size());
+  const detail::reduction_plan plan(e.grid(), spec);
+  const index_t nK = plan.nK, nR = plan.nR;
   for (index_t k = 0; k < nK; ++k) out.block_data(k);
-
-  ivec istride;
-  istride.n = r;
-  {
-    index_t acc = 1;
-    for (int d = r - 1; d >= 0; --d) {
-      istride[d] = spec.flat_index ? acc : (d == spec.index_axis ? 1 : 0);
-      acc *= g.shape()[std::size_t(d)];
-    }
-  }
-  // Task t = K * nR + R folds the input chunk of kept-block K and reduced-block R (as on the host).
-  auto task_box = [&](index_t t) {
-    const index_t K = t / nR, R_ = t % nR;
-    box bx;
-    bx.lo.n = bx.hi.n = r;
-    index_t k = K, q = R_;
-    for (int a = int(kept.size()) - 1; a >= 0; --a) {
-      const int d = kept[std::size_t(a)];
-      const index_t nb = index_t(g.chunks()[std::size_t(d)].size());
-      const index_t bi = k % nb;
-      k /= nb;
-      bx.lo[d] = g.offsets(d)[std::size_t(bi)];
-      bx.hi[d] = g.offsets(d)[std::size_t(bi) + 1];
-    }
-    for (int a = int(red.size()) - 1; a >= 0; --a) {
-      const int d = red[std::size_t(a)];
-      const index_t nb = index_t(g.chunks()[std::size_t(d)].size());
-      const index_t bi = q % nb;
-      q /= nb;
-      bx.lo[d] = g.offsets(d)[std::size_t(bi)];
-      bx.hi[d] = g.offsets(d)[std::size_t(bi) + 1];
-    }
-    return bx;
-  };
+  const ivec& istride = plan.istride;
+  auto task_box = [&](index_t t) { return plan.task_box(t); };
   const index_t ntask = nK * nR;
   // Per-task partials (arrays, not std::vector: a bool state must stay addressable).
   std::vector<std::unique_ptr<state[]>> parts(static_cast<std::size_t>(ntask));
