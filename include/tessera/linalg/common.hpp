@@ -33,6 +33,15 @@ struct svd_result {
   array<T> vt;  // k x n
 };
 
+namespace detail {
+/// The SVD of A from the SVD of A' (wide matrices are factored through their transpose):
+/// A = (U S Vt)' = Vt' S U'.
+template <class T, class P>
+svd_result<T> transposed(const svd_result<T>& t, const P& pol) {
+  return {persist(transpose(t.vt), pol), t.s, persist(transpose(t.u), pol)};
+}
+}  // namespace detail
+
 /// Tuning knobs of the TSQR-based factorizations.
 struct tsqr_options {
   /// Largest number of R factors stacked and factored together; more row blocks reduce

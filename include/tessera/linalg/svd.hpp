@@ -48,12 +48,7 @@ svd_result<detail::real_of<X>> svd(const X& a, const host& pol = {}, const tsqr_
   const index_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
   detail::check_dense_fits(a, k, k, sizeof(T), opt, "the SVD");
   if (m >= n) return detail::svd_tall<T>(a, pol, opt, a.chunks()[1]);
-  auto t = detail::svd_tall<T>(transpose(a), pol, opt, a.chunks()[0]);
-  svd_result<T> res;
-  res.u = persist(transpose(t.vt), pol);
-  res.s = t.s;
-  res.vt = persist(transpose(t.u), pol);
-  return res;
+  return detail::transposed(detail::svd_tall<T>(transpose(a), pol, opt, a.chunks()[0]), pol);
 }
 
 }  // namespace tessera::linalg

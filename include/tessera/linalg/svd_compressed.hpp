@@ -161,11 +161,7 @@ svd_result<detail::real_of<X>> svd_compressed(const X& a, index_t k,
   auto rows = detail::pass_row_chunks(at.chunks()[0], m, sizeof(T), opt.tsqr.max_dense_bytes);
   auto t = detail::svd_compressed_tall<T>(detail::make_row_source(at, rows, pol), k, opt, pol,
                                           a.chunks()[0]);
-  svd_result<T> res;
-  res.u = persist(transpose(t.vt), pol);
-  res.s = t.s;
-  res.vt = persist(transpose(t.u), pol);
-  return res;
+  return detail::transposed(t, pol);
 }
 
 }  // namespace tessera::linalg
