@@ -1,14 +1,26 @@
-// ts::linalg::svd on the host: seed 000's case (10000 x 1000, chunks 1000 x 1000) and a tall
-// case (2e6 x 64, chunks 1e5 x 64). Prints a markdown table; peers (NumPy, Dask) are timed by
-// benchmarks/peers/svd_peers.py on the same shapes.
+// ts::linalg::svd: seed 000's case (10000 x 1000, chunks 1000 x 1000) and a tall case
+// (2e6 x 64, chunks 1e5 x 64); `small` (4000 x 200, chunks 1000 x 200) for smoke runs. Prints a
+// markdown table; peers (NumPy, Dask) are timed by benchmarks/peers/svd_peers.py on the same
+// shapes.
 //
-//   input "memory": a persisted ts::array of uniform [0, 1) values (as NumPy/Dask get a
-//                   NumPy array), generation not timed;
+//   input "memory": the uniform [0, 1) values persisted with the backend's policy (a ts::array
+//                   on the host, device-resident chunks on ts::cuda, as NumPy/Dask get a NumPy
+//                   array and CuPy a device array), generation not timed;
 //   input "lazy":   the same values as a lazy ts::generated leaf, generated inside the SVD's
 //                   row-block passes (the input is never stored whole).
 // Also: tsqr and svd_compressed(k = 10, n_power_iter = 2) on the same inputs (--all).
+//
+// Backends (--backend host, cuda, auto): this file built by the host compiler has the host
+// rows only; benchmarks/cuda/bench_svd.cu builds it with nvcc and gains the cuda rows (row
+// blocks evaluated by the device chunk kernel, dense kernels in cuSOLVER/cuBLAS).
 #include <tessera/tessera.hpp>
 #include <tessera/linalg.hpp>
+#if defined(__CUDACC__) && __has_include(<tessera/cuda.hpp>)
+#include <tessera/cuda.hpp>
+#define SVD_BENCH_HAVE_CUDA 1
+#else
+#define SVD_BENCH_HAVE_CUDA 0
+#endif
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -46,44 +58,40 @@ struct row {
   std::vector<double> t;
 };
 
-}  // namespace
+struct shape_case {
+  std::string name;
+  ts::index_t m, n, cm, cn;
+};
 
-int main(int argc, char** argv) {
-  CLI::App app{"ts::linalg::svd benchmark"};
-  int threads = 0, reps = 3;
+struct options {
+  int reps = 3;
   bool all = false;
   std::string only;
-  app.add_option("--threads", threads, "host threads (0: all)");
-  app.add_option("--reps", reps, "repetitions (best and median reported)");
-  app.add_option("--case", only, "run only this case: seed000 or tall");
-  app.add_flag("--all", all, "also time tsqr and svd_compressed");
-  CLI11_PARSE(app, argc, argv);
-  ts::host pol{threads};
+};
 
-  struct shape_case {
-    std::string name;
-    ts::index_t m, n, cm, cn;
-  };
+template <class P>
+void run_backend(const P& pol, const std::string& backend, int workers, const options& o,
+                 bool& header) {
   std::vector<shape_case> cases{{"seed000", 10000, 1000, 1000, 1000},
-                                {"tall", 2000000, 64, 100000, 64}};
-  std::vector<row> rows;
+                                {"tall", 2000000, 64, 100000, 64},
+                                {"small", 4000, 200, 1000, 200}};
   for (auto& c : cases) {
-    if (!only.empty() && only != c.name) continue;
+    if (o.only.empty() ? c.name == "small" : o.only != c.name) continue;
     ts::generated<uniform01> lazy(uniform01{7}, ts::chunk_grid::make({c.m, c.n}, {c.cm, c.cn}, 8));
     auto mem = ts::persist(lazy, pol);
     std::string shp = std::to_string(c.m) + "x" + std::to_string(c.n) + " (" +
                       std::to_string(c.cm) + "x" + std::to_string(c.cn) + ")";
     auto run = [&](const std::string& what, const std::function<void()>& f) {
       row r{c.name + " " + shp + " " + what, {}};
-      for (int i = 0; i < reps; ++i) r.t.push_back(seconds(f));
+      for (int i = 0; i < o.reps; ++i) r.t.push_back(seconds(f));
       std::sort(r.t.begin(), r.t.end());
-      std::printf("| %-48s | %8.3f | %8.3f |\n", r.name.c_str(), r.t.front(), r.t[r.t.size() / 2]);
+      std::printf("| %-52s | %-4s | %7d | %8.3f | %8.3f |\n", r.name.c_str(), backend.c_str(),
+                  workers, r.t.front(), r.t[r.t.size() / 2]);
       std::fflush(stdout);
-      rows.push_back(r);
     };
-    if (rows.empty()) {
-      std::printf("threads: %d\n\n| case | best s | median s |\n|---|---:|---:|\n",
-                  pol.concurrency());
+    if (!header) {
+      std::printf("| case | backend | workers | best s | median s |\n|---|---|---:|---:|---:|\n");
+      header = true;
     }
     double sink = 0;
     run("svd memory", [&] {
@@ -94,7 +102,7 @@ int main(int argc, char** argv) {
       auto [u, s, vt] = ts::linalg::svd(lazy, pol);
       sink += *s.block_data(0);
     });
-    if (all) {
+    if (o.all) {
       run("tsqr memory", [&] {
         auto [q, r] = ts::linalg::tsqr(mem, pol);
         sink += *r.block_data(0);
@@ -105,6 +113,62 @@ int main(int argc, char** argv) {
       });
     }
     if (sink == 12345.678) std::printf("%g\n", sink);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ts::linalg::svd benchmark"};
+  options o;
+  int threads = 0;
+  std::string backend = "host";
+  app.add_option("--threads", threads, "host threads (0: all; cuda: devices, 0: all)");
+  app.add_option("--reps", o.reps, "repetitions (best and median reported)")->check(CLI::PositiveNumber);
+  app.add_option("--case", o.only, "run only this case: seed000, tall or small (default: seed000 and tall)")
+      ->check(CLI::IsMember({"seed000", "tall", "small"}));
+  app.add_option("--backend", backend, "host, cuda or auto")->check(CLI::IsMember({"host", "cuda", "auto"}));
+  app.add_flag("--all", o.all, "also time tsqr and svd_compressed");
+  CLI11_PARSE(app, argc, argv);
+  bool header = false;
+  try {
+    std::string use = backend;
+#if SVD_BENCH_HAVE_CUDA
+    if (use == "auto") {
+      use = ts::cuda::available() ? "cuda" : "host";
+      if (use == "host")
+        std::fprintf(stderr, "notice: --backend auto: no usable CUDA device (%s); using host\n",
+                     ts::cuda::unavailable_reason().c_str());
+    }
+    if (use == "cuda") {
+      if (!ts::cuda::available()) {
+        std::fprintf(stderr, "error: --backend cuda: no usable CUDA device: %s\n",
+                     ts::cuda::unavailable_reason().c_str());
+        return 2;
+      }
+      ts::cuda pol{};
+      const int visible = ts::detail::cu::devices().visible;
+      const int k = threads == 0 ? visible : std::min(threads, visible);
+      for (int d = 0; d < k; ++d) pol.devices.push_back(d);
+      run_backend(pol, "cuda", k, o, header);
+      return 0;
+    }
+#else
+    if (use == "auto") {
+      std::fprintf(stderr, "notice: --backend auto: this build has no CUDA backend; using host\n");
+      use = "host";
+    }
+    if (use == "cuda") {
+      std::fprintf(stderr, "error: --backend cuda: this binary was built without the CUDA backend "
+                           "(build benchmarks/cuda/bench_svd.cu: cuda_bench_svd)\n");
+      return 2;
+    }
+#endif
+    ts::host pol{threads};
+    run_backend(pol, "host", pol.concurrency(), o, header);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
   }
   return 0;
 }

@@ -1,9 +1,11 @@
-// ts::linalg: linear algebra on chunked 2-D arrays (host backend: LAPACKE + OpenBLAS).
+// ts::linalg: linear algebra on chunked 2-D arrays (host backend: LAPACKE + OpenBLAS; in .cu
+// translation units also ts::cuda and ts::auto_backend: cuSOLVER + cuBLAS).
 //   auto [q, r] = ts::linalg::tsqr(a);            auto [q, r] = ts::linalg::qr(a);
-//   auto [u, s, vt] = ts::linalg::svd(a);
+//   auto [u, s, vt] = ts::linalg::svd(a);         auto [u, s, vt] = ts::linalg::svd(a, ts::cuda{});
 //   auto [u, s, vt] = ts::linalg::svd_compressed(a, k, {.n_power_iter = 2, .seed = 42});
 //   auto c = ts::linalg::matmul(a, b);
-// Link the CMake target tessera::linalg. See docs/linalg.md.
+// Link the CMake target tessera::linalg (and tessera::cuda for the CUDA policy). See
+// docs/linalg.md.
 #pragma once
 #include "linalg/common.hpp"
 #include "linalg/dense_host.hpp"
@@ -11,3 +13,9 @@
 #include "linalg/svd.hpp"
 #include "linalg/svd_compressed.hpp"
 #include "linalg/tsqr.hpp"
+
+#if defined(__CUDACC__)
+#include "cuda.hpp"
+#include "linalg/auto_backend.cuh"
+#include "linalg/dense_cuda.cuh"
+#endif

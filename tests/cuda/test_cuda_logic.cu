@@ -2,13 +2,15 @@
 // parsing, device-list resolution, chunk-to-device assignment, memory-limit placement, the
 // per-row index mapping of the evaluation kernels (the kernel body instantiated on the host),
 // launch shapes, error messages, and the behaviour without a usable device (clear
-// std::runtime_error for ts::cuda, host fallback with a notice for ts::auto_backend).
+// std::runtime_error for ts::cuda, host fallback with a notice for ts::auto_backend), for
+// compute/persist/item and for ts::linalg.
 #include <catch2/catch.hpp>
 
 #include <random>
 #include <string>
 
 #include <tessera/cuda.hpp>
+#include <tessera/linalg.hpp>
 #include <xtensor/xarray.hpp>
 
 #include "support/cases.hpp"
@@ -301,4 +303,47 @@ TEST_CASE("without a usable device: ts::cuda throws, auto_backend falls back", "
   CHECK(ts::cuda::memory_in_use().empty());
   CHECK(ts::cuda::memory_reserved().empty());
   CHECK_NOTHROW(ts::cuda::release_memory());
+}
+
+TEST_CASE("linalg without a usable device: ts::cuda throws, auto_backend falls back",
+          "[cuda][fallback][linalg]") {
+  const auto seed = testing::test_seed(8081);
+  INFO("seed " << seed);
+  auto x = ts::random::default_rng(seed).standard_normal<double>({90, 7}, ts::chunks_t{{30, 25, 35}, {4, 3}});
+  auto y = ts::random::default_rng(seed + 1).standard_normal<double>({7, 5}, ts::chunks_t{{7}, {5}});
+  const ts::auto_backend best{};
+  auto close = [](const auto& a, const auto& b, double tol) {
+    auto ca = ts::compute(a), cb = ts::compute(b);
+    REQUIRE(ca.shape() == cb.shape());
+    double e = 0;
+    for (std::size_t i = 0; i < ca.size(); ++i) e = std::max(e, std::abs(ca.data()[i] - cb.data()[i]));
+    return e <= tol;
+  };
+  // The same factors (up to rounding) whichever backend auto_backend picks.
+  auto [u0, s0, vt0] = ts::linalg::svd(x);
+  auto [u1, s1, vt1] = ts::linalg::svd(x, best);
+  CHECK(close(s0, s1, 1e-12));
+  CHECK(close(u0, u1, 1e-10));
+  CHECK(close(vt0, vt1, 1e-10));
+  auto [q0, r0] = ts::linalg::qr(x);
+  auto [q1, r1] = ts::linalg::qr(x, best);
+  CHECK(close(ts::abs(r0), ts::abs(r1), 1e-12));  // rows of R agree up to sign
+  CHECK(close(ts::linalg::matmul(x, y), ts::linalg::matmul(x, y, best), 1e-12));
+  auto c0 = ts::linalg::svd_compressed(x, 3, {.n_power_iter = 1, .seed = 5});
+  auto c1 = ts::linalg::svd_compressed(x, 3, {.n_power_iter = 1, .seed = 5}, best);
+  CHECK(close(c0.s, c1.s, 1e-10));
+  if (ts::cuda::available()) {
+    WARN("a CUDA device is usable here: the no-device linalg checks were not run");
+    return;
+  }
+  CHECK(close(u0, u1, 0));  // the fallback is the host code itself
+  CHECK_THROWS_AS(ts::linalg::svd(x, ts::cuda{}), std::runtime_error);
+  CHECK_THROWS_AS(ts::linalg::tsqr(x, ts::cuda{}), std::runtime_error);
+  CHECK_THROWS_AS(ts::linalg::matmul(x, y, ts::cuda{}), std::runtime_error);
+  CHECK_THROWS_AS(ts::linalg::svd_compressed(x, 3, {}, ts::cuda{}), std::runtime_error);
+  try {
+    ts::linalg::svd(x, ts::cuda{});
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find("no usable CUDA device") != std::string::npos);
+  }
 }

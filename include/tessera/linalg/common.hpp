@@ -2,6 +2,7 @@
 // expression into dense buffers, layout conversions and the SVD sign convention.
 #pragma once
 #include <algorithm>
+#include <concepts>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -16,7 +17,17 @@
 #include "../nodes/stored.hpp"
 #include "dense_host.hpp"
 
+namespace tessera {
+struct cuda;  // backend/cuda/policy.cuh (nvcc translation units)
+}
+
 namespace tessera::linalg {
+
+/// The execution policies ts::linalg runs on: ts::host, and ts::cuda in .cu translation units
+/// that include <tessera/cuda.hpp> (dense<cuda> in linalg/dense_cuda.cuh). ts::auto_backend
+/// has its own overloads (linalg/auto_backend.cuh).
+template <class P>
+concept linalg_policy = std::same_as<P, host> || std::same_as<P, cuda>;
 
 /// Q and R of a QR factorization (structured bindings: `auto [q, r] = qr(a)`).
 template <class T>
@@ -38,7 +49,8 @@ namespace detail {
 /// A = (U S Vt)' = Vt' S U'.
 template <class T, class P>
 svd_result<T> transposed(const svd_result<T>& t, const P& pol) {
-  return {persist(transpose(t.vt), pol), t.s, persist(transpose(t.u), pol)};
+  const host& h = dense<P>::host_side(pol);  // the factors are host arrays
+  return {persist(transpose(t.vt), h), t.s, persist(transpose(t.u), h)};
 }
 }  // namespace detail
 
@@ -95,10 +107,12 @@ inline std::vector<index_t> pass_row_chunks(const std::vector<index_t>& rows, in
   return out;
 }
 
-/// A lowered input whose row blocks are evaluated one at a time into dense buffers.
-template <class L>
+/// A lowered input whose row blocks are evaluated one at a time into dense buffers, by the
+/// policy's backend (dense<P>::load).
+template <class L, class P>
 struct row_source {
   L low;                      // lowered expression with chunks (rows, {n})
+  P pol;
   std::vector<index_t> off;   // row block offsets (size nblocks + 1)
   index_t n;
 
@@ -114,22 +128,16 @@ struct row_source {
     bx.hi[0] = off[static_cast<std::size_t>(b) + 1];
     bx.lo[1] = 0;
     bx.hi[1] = n;
-    host_context ctx;
-    auto acc = low.bind(bx, ctx);
-    ivec st;
-    st.n = 2;
-    st[0] = n;
-    st[1] = 1;
-    write_box(acc, bx, out, st);
+    dense<P>::load(pol, low, bx, out);
   }
 };
 
 /// Builds a row source over a (2-D value expression): columns in one chunk, rows in `rows`.
-template <class X>
-auto make_row_source(const X& a, const std::vector<index_t>& rows, const host& pol) {
+template <class X, class P>
+auto make_row_source(const X& a, const std::vector<index_t>& rows, const P& pol) {
   const index_t n = a.shape()[1];
   auto low = rechunk(a, chunks_t{rows, {n}}).lower(pol);
-  row_source<std::remove_cvref_t<decltype(low)>> src{std::move(low), {0}, n};
+  row_source<std::remove_cvref_t<decltype(low)>, P> src{std::move(low), pol, {0}, n};
   for (index_t r : rows) src.off.push_back(src.off.back() + r);
   return src;
 }
@@ -197,9 +205,26 @@ void svd_flip_v(T* vt, index_t k, index_t n, T* u, index_t urows, index_t uld) {
   }
 }
 
+/// A value expression evaluated chunk by chunk by the policy's backend into a host array with
+/// the same chunks (what persist(x, host) gives; under ts::cuda the chunks are computed on
+/// the devices and copied back).
+template <class X, class P>
+array<typename X::value_type> materialize(const X& x, const P& pol) {
+  using T = typename X::value_type;
+  auto low = x.lower(pol);
+  array<T> out(low.grid());
+  const chunk_grid& g = out.grid();
+  for (index_t b = 0; b < g.block_count(); ++b) out.block_data(b);  // allocate serially
+  dense<P>::parallel(pol, g.block_count(), [&](index_t b) {
+    dense<P>::load(pol, low, g.block_box(b), out.block_data(b));
+  });
+  return out;
+}
+
 /// Threads for the BLAS inside tasks that already run `tasks` at once on `pol`.
-inline int blas_threads_for(const host& pol, index_t tasks) {
-  const int c = pol.concurrency();
+template <class P>
+int blas_threads_for(const P& pol, index_t tasks) {
+  const int c = dense<P>::concurrency(pol);
   if (tasks <= 1) return c;
   return std::max(1, c / int(std::min<index_t>(tasks, c)));
 }

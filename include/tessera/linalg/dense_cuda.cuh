@@ -2,13 +2,19 @@
 // dense<host> (linalg/dense_host.hpp) call for call so the chunked algorithms can use either:
 //
 //   dense<cuda>::geqrf / orgqr / ormqr        cusolverDn{S,D}geqrf / orgqr / ormqr
+//   dense<cuda>::qr_explicit                  geqrf + orgqr in one device round trip
 //   dense<cuda>::gesdd                        cusolverDn{S,D}gesvdj (Jacobi, economy), falling
 //                                             back to cusolverDn{S,D}gesvd when it does not
 //                                             converge (gesvd needs m >= n: the transpose is
 //                                             factored when m < n)
 //   dense<cuda>::gemm                         cublas{S,D}gemm
-//   dense<cuda>::tpqrt / tpmqrt               no cuSOLVER equivalent: run by dense<host>
 //   dense<cuda>::threads_guard                no-op (the library threads are the GPU's)
+//   dense<cuda>::tree_path = false            no tpqrt/tpmqrt in cuSOLVER: TSQR stacks R factors
+//
+// Execution: parallel(pol, n, f) runs the tasks on devices x streams_per_device host threads
+// (a oneTBB arena), each task with one of the policy's devices current; load() evaluates a box
+// of a lowered expression with the device chunk kernel (the same element code as the host)
+// and copies it to host memory.
 //
 // Pointers are host memory, column-major, as in dense<host>: each call stages its operands on
 // the calling thread's current device through the stream-ordered pool, runs on a per-thread
@@ -39,8 +45,10 @@ struct handles {
   cudaStream_t stream = nullptr;
   cusolverDnHandle_t solver = nullptr;
   cublasHandle_t blas = nullptr;
+  tessera::detail::cu::pinned_arena arena;  // staging of host inputs in load()
   ~handles() {
     if (device < 0) return;
+    arena.free_all();
     if (solver) cusolverDnDestroy(solver);
     if (blas) cublasDestroy(blas);
     if (stream) (void)cudaStreamDestroy(stream);
@@ -114,6 +122,49 @@ inline void check_info(int info, const char* what) {
 
 template <>
 struct dense<cuda> {
+  // --- execution ------------------------------------------------------------------------------
+  static constexpr bool tree_path = false;
+  static int concurrency(const cuda& pol) {
+    return int(tessera::detail::cu::policy_devices(pol).size()) * pol.streams_per_device;
+  }
+  /// Small host-side work (dense factors, transposes of results) runs on all cores.
+  static host host_side(const cuda&) { return host{}; }
+
+  /// f(0..n-1) as tasks on devices x streams_per_device host threads; the task's device (its
+  /// arena slot modulo the device count) is current while it runs. Throws std::runtime_error
+  /// when the policy has no usable device.
+  template <class F>
+  static void parallel(const cuda& pol, index_t n, F&& f) {
+    const std::vector<int> devs = tessera::detail::cu::policy_devices(pol);
+    const int slots = int(devs.size()) * pol.streams_per_device;
+    tessera::detail::for_each_block(host{.threads = slots}, n, [&](index_t b) {
+      int slot = tbb::this_task_arena::current_thread_index();
+      if (slot < 0) slot = 0;
+      tessera::detail::cu::device_guard g(devs[std::size_t(slot) % devs.size()]);
+      f(b);
+    });
+  }
+
+  /// Box bx of the lowered expression, evaluated by the chunk kernel on the current device and
+  /// copied row-major (last axis contiguous) into the host buffer out.
+  template <class T, class L>
+  static void load(const cuda& pol, const L& low, const box& bx, T* out) {
+    const index_t n = bx.count();
+    if (n == 0) return;
+    (void)tessera::detail::cu::policy_devices(pol);  // the clear error when there is no device
+    using namespace detail_cuda;
+    handles& h = current();
+    {
+      tessera::detail::cu::device_context ctx(h.device, h.stream, h.arena);
+      auto acc = low.bind(bx, ctx);
+      T* d = ctx.template device_scratch<T>(n);
+      tessera::detail::cu::launch_eval(acc, bx, d, tessera::detail::box_strides(bx), h.stream);
+      TESSERA_CUDA_CHECK(cudaMemcpyAsync(out, d, std::size_t(n) * sizeof(T), cudaMemcpyDeviceToHost, h.stream));
+    }  // scratch returned to the pool, ordered after the copy
+    TESSERA_CUDA_CHECK(cudaStreamSynchronize(h.stream));
+    h.arena.reset();
+  }
+
   class threads_guard {
    public:
     explicit threads_guard(int) {}
@@ -122,6 +173,39 @@ struct dense<cuda> {
   };
 
   // --- QR -------------------------------------------------------------------------------------
+  /// geqrf on device memory (da: m x n, ld lda; dt: min(m, n)); info stays on the device.
+  template <class T>
+  static void geqrf_device(detail_cuda::handles& h, detail_cuda::scratch& s, index_t m, index_t n,
+                           T* da, index_t lda, T* dt, int* info) {
+    using detail_cuda::ci;
+    int lwork = 0;
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDgeqrf_bufferSize(h.solver, int(m), int(n), da, ci(lda), &lwork));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSgeqrf_bufferSize(h.solver, int(m), int(n), da, ci(lda), &lwork));
+    T* work = s.get<T>(lwork);
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDgeqrf(h.solver, int(m), int(n), da, ci(lda), dt, work, lwork, info));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSgeqrf(h.solver, int(m), int(n), da, ci(lda), dt, work, lwork, info));
+  }
+  /// orgqr on device memory: the first n columns of Q from k reflectors in da, dt.
+  template <class T>
+  static void orgqr_device(detail_cuda::handles& h, detail_cuda::scratch& s, index_t m, index_t n,
+                           index_t k, T* da, index_t lda, const T* dt, int* info) {
+    using detail_cuda::ci;
+    int lwork = 0;
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDorgqr_bufferSize(h.solver, int(m), int(n), int(k), da, ci(lda), dt, &lwork));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSorgqr_bufferSize(h.solver, int(m), int(n), int(k), da, ci(lda), dt, &lwork));
+    T* work = s.get<T>(lwork);
+    if constexpr (std::is_same_v<T, double>)
+      TESSERA_CUSOLVER_CHECK(cusolverDnDorgqr(h.solver, int(m), int(n), int(k), da, ci(lda), dt, work, lwork, info));
+    else
+      TESSERA_CUSOLVER_CHECK(cusolverDnSorgqr(h.solver, int(m), int(n), int(k), da, ci(lda), dt, work, lwork, info));
+  }
+
   template <class T>
   static void geqrf(index_t m, index_t n, T* a, index_t lda, T* tau) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
@@ -131,17 +215,8 @@ struct dense<cuda> {
     scratch s(h.stream);
     T* da = s.upload(a, lda * n);
     T* dt = s.get<T>(std::min(m, n));
-    int lwork = 0;
-    if constexpr (std::is_same_v<T, double>)
-      TESSERA_CUSOLVER_CHECK(cusolverDnDgeqrf_bufferSize(h.solver, int(m), int(n), da, ci(lda), &lwork));
-    else
-      TESSERA_CUSOLVER_CHECK(cusolverDnSgeqrf_bufferSize(h.solver, int(m), int(n), da, ci(lda), &lwork));
-    T* work = s.get<T>(lwork);
     int* info = s.get<int>(1);
-    if constexpr (std::is_same_v<T, double>)
-      TESSERA_CUSOLVER_CHECK(cusolverDnDgeqrf(h.solver, int(m), int(n), da, ci(lda), dt, work, lwork, info));
-    else
-      TESSERA_CUSOLVER_CHECK(cusolverDnSgeqrf(h.solver, int(m), int(n), da, ci(lda), dt, work, lwork, info));
+    geqrf_device(h, s, m, n, da, lda, dt, info);
     int hinfo = 0;
     s.download(a, da, lda * n);
     s.download(tau, dt, std::min(m, n));
@@ -159,22 +234,43 @@ struct dense<cuda> {
     scratch s(h.stream);
     T* da = s.upload(a, lda * n);
     T* dt = s.upload(tau, k);
-    int lwork = 0;
-    if constexpr (std::is_same_v<T, double>)
-      TESSERA_CUSOLVER_CHECK(cusolverDnDorgqr_bufferSize(h.solver, int(m), int(n), int(k), da, ci(lda), dt, &lwork));
-    else
-      TESSERA_CUSOLVER_CHECK(cusolverDnSorgqr_bufferSize(h.solver, int(m), int(n), int(k), da, ci(lda), dt, &lwork));
-    T* work = s.get<T>(lwork);
     int* info = s.get<int>(1);
-    if constexpr (std::is_same_v<T, double>)
-      TESSERA_CUSOLVER_CHECK(cusolverDnDorgqr(h.solver, int(m), int(n), int(k), da, ci(lda), dt, work, lwork, info));
-    else
-      TESSERA_CUSOLVER_CHECK(cusolverDnSorgqr(h.solver, int(m), int(n), int(k), da, ci(lda), dt, work, lwork, info));
+    orgqr_device(h, s, m, n, k, da, lda, dt, info);
     int hinfo = 0;
     s.download(a, da, lda * n);
     s.download(&hinfo, info, 1);
     s.sync();
     check_info(hinfo, "orgqr");
+  }
+
+  /// Explicit QR of the column-major m x n matrix a (ld m) in one device round trip: a's first
+  /// kk = min(m, n) columns become Q, r (kk x n) the upper trapezoid R. Returns kk.
+  template <class T>
+  static index_t qr_explicit(index_t m, index_t n, T* a, T* r) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+    const index_t kk = std::min(m, n);
+    if (kk == 0) return 0;
+    using namespace detail_cuda;
+    handles& h = current();
+    scratch s(h.stream);
+    T* da = s.upload(a, m * n);
+    T* dt = s.get<T>(kk);
+    int* info = s.get<int>(2);
+    geqrf_device(h, s, m, n, da, m, dt, info);
+    // R: the top kk rows of the factored matrix (column pitch m).
+    TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(r, std::size_t(kk) * sizeof(T), da, std::size_t(m) * sizeof(T),
+                                         std::size_t(kk) * sizeof(T), std::size_t(n),
+                                         cudaMemcpyDeviceToHost, h.stream));
+    orgqr_device(h, s, m, kk, kk, da, m, dt, info + 1);
+    int hinfo[2] = {0, 0};
+    s.download(a, da, m * kk);
+    s.download(hinfo, info, 2);
+    s.sync();
+    check_info(hinfo[0], "geqrf");
+    check_info(hinfo[1], "orgqr");
+    for (index_t j = 0; j < n; ++j)  // zero below the diagonal (geqrf left reflectors there)
+      for (index_t i = j + 1; i < kk; ++i) r[j * kk + i] = T(0);
+    return kk;
   }
 
   /// c (m x n) = Q c, Q from the k reflectors of geqrf in a (m x k), tau.
@@ -209,16 +305,6 @@ struct dense<cuda> {
     s.download(&hinfo, info, 1);
     s.sync();
     check_info(hinfo, "ormqr");
-  }
-
-  /// No cuSOLVER equivalent: the triangular-pentagonal QR runs on the host (dense<host>).
-  template <class... A>
-  static void tpqrt(A... a) {
-    dense<host>::tpqrt(a...);
-  }
-  template <class... A>
-  static void tpmqrt(A... a) {
-    dense<host>::tpmqrt(a...);
   }
 
   // --- SVD ------------------------------------------------------------------------------------

@@ -9,15 +9,27 @@
 //   dense<P>::gesdd(m, n, a, lda, s, u, ldu, vt, ldvt)
 //                                               thin SVD (k = min(m, n)); gesvd when gesdd fails
 //   dense<P>::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)   column-major
+//   dense<P>::qr_explicit(m, n, a, r)           a (m x n, ld m) := Q (m x min(m, n)), r := R
 //   dense<P>::threads_guard(n)                  RAII: the library's own thread count
 //
-// All matrices are column-major (LAPACK's layout), T is float or double.
+// and the execution pieces the algorithms are written against:
+//
+//   dense<P>::parallel(pol, n, f)               f(0..n-1) as concurrent tasks of the policy
+//   dense<P>::concurrency(pol)                  tasks parallel() runs at once
+//   dense<P>::load(pol, lowered, box, out)      evaluates a lowered expression's box into a
+//                                               row-major host buffer (on the backend)
+//   dense<P>::host_side(pol)                    host policy for small host-side work
+//   dense<P>::tree_path                         TSQR may use the tpqrt merge tree
+//
+// All matrices are column-major (LAPACK's layout), T is float or double; pointers are host
+// memory for every backend.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <cblas.h>
@@ -25,6 +37,8 @@
 
 #include "../backend/host.hpp"
 #include "../config.hpp"
+#include "../core/context.hpp"
+#include "../core/kernel.hpp"
 
 // OpenBLAS's own thread control (declared in OpenBLAS's cblas.h; declared here too so this
 // header also compiles where the alternatives system selected another cblas.h).
@@ -40,6 +54,30 @@ struct dense;
 
 template <>
 struct dense<host> {
+  // --- execution ------------------------------------------------------------------------------
+  static constexpr bool tree_path = true;
+  static int concurrency(const host& pol) { return pol.concurrency(); }
+  static const host& host_side(const host& pol) { return pol; }
+  template <class F>
+  static void parallel(const host& pol, index_t n, F&& f) {
+    tessera::detail::for_each_block(pol, n, std::forward<F>(f));
+  }
+  /// Box bx of the lowered expression, row-major (last axis contiguous) into out.
+  template <class T, class L>
+  static void load(const host&, const L& low, const box& bx, T* out) {
+    if (bx.count() == 0) return;
+    host_context ctx;
+    auto acc = low.bind(bx, ctx);
+    ivec st;
+    st.n = bx.rank();
+    index_t s = 1;
+    for (int d = bx.rank() - 1; d >= 0; --d) {
+      st[d] = s;
+      s *= bx.extent(d);
+    }
+    write_box(acc, bx, out, st);
+  }
+
   /// Sets OpenBLAS's thread count for the guard's lifetime (restored afterwards).
   class threads_guard {
    public:
@@ -148,6 +186,20 @@ struct dense<host> {
       check(LAPACKE_stpmqrt_work(LAPACK_COL_MAJOR, 'L', 'N', lapack_int(m), lapack_int(n),
                                  lapack_int(k), lapack_int(l), lapack_int(nb), v, li(ldv), t,
                                  li(ldt), a, li(lda), b, li(ldb), w), "stpmqrt");
+  }
+
+  /// Explicit QR of the column-major m x n matrix a (ld m): a's first kk = min(m, n) columns
+  /// become Q (contiguous), r (kk x n, column-major) the upper trapezoid R. Returns kk.
+  template <class T>
+  static index_t qr_explicit(index_t m, index_t n, T* a, T* r) {
+    const index_t kk = std::min(m, n);
+    std::vector<T> tau(std::size_t(std::max<index_t>(kk, 1)));
+    geqrf(m, n, a, m, tau.data());
+    std::fill(r, r + kk * n, T(0));
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i <= std::min(j, kk - 1); ++i) r[j * kk + i] = a[j * m + i];
+    orgqr(m, kk, kk, a, m, tau.data());
+    return kk;
   }
 
   // --- SVD ------------------------------------------------------------------------------------

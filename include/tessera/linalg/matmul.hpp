@@ -1,14 +1,15 @@
 // Matrix product of chunked 2-D arrays: c = a b with c's chunks (a's row chunks, b's column
 // chunks). The contraction axis of both operands is brought to the common refinement of their
-// chunks and each operand is evaluated once (persisted), then every output block is the sum of
-// dense gemms over the contraction chunks, output blocks in parallel on the policy's threads.
+// chunks and each operand is evaluated once (by the policy's backend, into host chunks), then
+// every output block is the sum of dense gemms (dense<P>::gemm: OpenBLAS or cuBLAS) over the
+// contraction chunks, output blocks in parallel on the policy's threads or devices.
 #pragma once
 #include "common.hpp"
 
 namespace tessera::linalg {
 
-template <expression_type A, expression_type B>
-array<detail::real_of<A>> matmul(const A& a, const B& b, const host& pol = {}) {
+template <expression_type A, expression_type B, linalg_policy P = host>
+array<detail::real_of<A>> matmul(const A& a, const B& b, const P& pol = {}) {
   using T = detail::real_of<A>;
   static_assert(std::is_same_v<T, detail::real_of<B>>,
                 "matmul needs operands of the same value type; cast one of them");
@@ -20,14 +21,14 @@ array<detail::real_of<A>> matmul(const A& a, const B& b, const host& pol = {}) {
                   " are not aligned (", a.shape()[1], " != ", b.shape()[0], ")");
   const index_t m = a.shape()[0], n = b.shape()[1];
   const auto common = tessera::detail::refine(a.chunks()[1], b.chunks()[0]);
-  auto ap = persist(rechunk(a, chunks_t{a.chunks()[0], common}), pol);
-  auto bp = persist(rechunk(b, chunks_t{common, b.chunks()[1]}), pol);
+  auto ap = detail::materialize(rechunk(a, chunks_t{a.chunks()[0], common}), pol);
+  auto bp = detail::materialize(rechunk(b, chunks_t{common, b.chunks()[1]}), pol);
   array<T> out(chunk_grid({m, n}, chunks_t{a.chunks()[0], b.chunks()[1]}));
   const chunk_grid& g = out.grid();
   const index_t nb = index_t(b.chunks()[1].size()), np = index_t(common.size());
   for (index_t blk = 0; blk < g.block_count(); ++blk) out.block_data(blk);
-  dense<host>::threads_guard guard(detail::blas_threads_for(pol, g.block_count()));
-  tessera::detail::for_each_block(pol, g.block_count(), [&](index_t blk) {
+  typename dense<P>::threads_guard guard(detail::blas_threads_for(pol, g.block_count()));
+  dense<P>::parallel(pol, g.block_count(), [&](index_t blk) {
     const box bx = g.block_box(blk);
     const index_t i = blk / nb, j = blk % nb, mi = bx.extent(0), nj = bx.extent(1);
     T* c = out.block_data(blk);
@@ -39,7 +40,7 @@ array<detail::real_of<A>> matmul(const A& a, const B& b, const host& pol = {}) {
       const T* ab = ap.block_data(i * np + p);  // row-major mi x pk
       const T* bb = bp.block_data(p * nb + j);  // row-major pk x nj
       // row-major c = a b  <=>  column-major c' = b' a'
-      dense<host>::gemm(false, false, nj, mi, pk, T(1), bb, nj, ab, pk, T(1), c, nj);
+      dense<P>::gemm(false, false, nj, mi, pk, T(1), bb, nj, ab, pk, T(1), c, nj);
     }
   });
   return out;

@@ -12,8 +12,8 @@ namespace tessera::linalg {
 namespace detail {
 
 /// SVD of a tall (m >= n) matrix expression. vt gets column chunks `vcols`.
-template <class T, class X>
-svd_result<T> svd_tall(const X& a, const host& pol, const tsqr_options& opt,
+template <class T, class X, class P>
+svd_result<T> svd_tall(const X& a, const P& pol, const tsqr_options& opt,
                        const std::vector<index_t>& vcols) {
   const index_t n = a.shape()[1];
   auto rows = pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.max_dense_bytes);
@@ -22,8 +22,8 @@ svd_result<T> svd_tall(const X& a, const host& pol, const tsqr_options& opt,
   const index_t k = f.k;  // == n for m >= n
   std::vector<T> s(static_cast<std::size_t>(k)), ur(std::size_t(k * k)), vt(std::size_t(k * n));
   {
-    dense<host>::threads_guard g(pol.concurrency());
-    dense<host>::gesdd(k, n, f.r.data(), k, s.data(), ur.data(), k, vt.data(), k);
+    typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
+    dense<P>::gesdd(k, n, f.r.data(), k, s.data(), ur.data(), k, vt.data(), k);
   }
   svd_flip_v(vt.data(), k, n, ur.data(), k, k);
   svd_result<T> res;
@@ -40,8 +40,8 @@ svd_result<T> svd_tall(const X& a, const host& pol, const tsqr_options& opt,
 /// are combined per row block; short-fat ones go through the transpose. Throws
 /// std::invalid_argument when the k x k factors do not fit (`opt.max_dense_bytes`): use
 /// svd_compressed then.
-template <expression_type X>
-svd_result<detail::real_of<X>> svd(const X& a, const host& pol = {}, const tsqr_options& opt = {}) {
+template <expression_type X, linalg_policy P = host>
+svd_result<detail::real_of<X>> svd(const X& a, const P& pol = {}, const tsqr_options& opt = {}) {
   using T = detail::real_of<X>;
   detail::check_real_type<T>();
   detail::check_matrix(a, "svd");

@@ -25,9 +25,9 @@ struct svd_compressed_options {
 
 namespace detail {
 
-template <class T, class Src>
+template <class T, class Src, class P>
 svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compressed_options& opt,
-                                  const host& pol, const std::vector<index_t>& vcols) {
+                                  const P& pol, const std::vector<index_t>& vcols) {
   const index_t n = src.n, B = src.blocks();
   const index_t l = std::min(n, k + std::max<index_t>(0, opt.oversampling));
   std::vector<index_t> rows;
@@ -36,15 +36,16 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
   // Omega, row-major n x l (== column-major l x n).
   auto omega_expr = random::default_rng(opt.seed).standard_normal<T>({n, l}, chunks_t{{n}, {l}});
   std::vector<T> omega_t(std::size_t(n * l));
-  tessera::detail::evaluate_into(omega_expr, pol, omega_t.data());
+  tessera::detail::evaluate_into(omega_expr.lower(dense<P>::host_side(pol)), dense<P>::host_side(pol),
+                                 omega_t.data());
 
   // y[b]: row-major rows x l (== column-major l x rows)
   std::vector<std::vector<T>> y(static_cast<std::size_t>(B));
   const int bt = blas_threads_for(pol, B);
   // Y = A X' where xt is column-major l x n (X' row-major n x l); trans: xt is n x l col-major.
   auto pass_y = [&](const T* x, bool x_is_col_major_n_by_l) {
-    dense<host>::threads_guard g(bt);
-    tessera::detail::for_each_block(pol, B, [&](index_t b) {
+    typename dense<P>::threads_guard g(bt);
+    dense<P>::parallel(pol, B, [&](index_t b) {
       const index_t mb = src.rows(b);
       T* ab = scratch<T, 2>(std::size_t(mb * n));
       src.template load_row_major<T>(b, ab);  // column-major n x mb == A_b'
@@ -52,24 +53,24 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
       yb.resize(std::size_t(mb * l));
       // Y_b' (l x mb) = X' (l x n) A_b' (n x mb)
       if (x_is_col_major_n_by_l)
-        dense<host>::gemm(true, false, l, mb, n, T(1), x, n, ab, n, T(0), yb.data(), l);
+        dense<P>::gemm(true, false, l, mb, n, T(1), x, n, ab, n, T(0), yb.data(), l);
       else
-        dense<host>::gemm(false, false, l, mb, n, T(1), x, l, ab, n, T(0), yb.data(), l);
+        dense<P>::gemm(false, false, l, mb, n, T(1), x, l, ab, n, T(0), yb.data(), l);
     });
   };
   // Z = A' Q (column-major n x l), partial sums per block summed in block order.
   auto pass_z = [&](const std::vector<std::vector<T>>& q, std::vector<T>& z) {
     std::vector<std::vector<T>> part(static_cast<std::size_t>(B));
     {
-      dense<host>::threads_guard g(bt);
-      tessera::detail::for_each_block(pol, B, [&](index_t b) {
+      typename dense<P>::threads_guard g(bt);
+      dense<P>::parallel(pol, B, [&](index_t b) {
         const index_t mb = src.rows(b);
         T* ab = scratch<T, 2>(std::size_t(mb * n));
         src.template load_row_major<T>(b, ab);
         auto& pb = part[static_cast<std::size_t>(b)];
         pb.resize(std::size_t(n * l));
         // A_b' (n x mb, col-major ld n) * Q_b (mb x l) where q[b] is column-major l x mb
-        dense<host>::gemm(false, true, n, l, mb, T(1), ab, n, q[static_cast<std::size_t>(b)].data(), l,
+        dense<P>::gemm(false, true, n, l, mb, T(1), ab, n, q[static_cast<std::size_t>(b)].data(), l,
                           T(0), pb.data(), n);
       });
     }
@@ -96,7 +97,7 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
     orth_y(q);
     pass_z(q, z);  // n x l
     std::vector<T> rz;
-    qr_in_place(n, l, z, rz);  // z: orthonormal n x l (l <= n)
+    qr_in_place<P>(n, l, z, rz);  // z: orthonormal n x l (l <= n)
     pass_y(z.data(), true);
   }
   const index_t lq = orth_y(q);
@@ -108,8 +109,8 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
     for (index_t i = 0; i < l; ++i) bm[std::size_t(j * l + i)] = z[std::size_t(i * n + j)];
   std::vector<T> s(static_cast<std::size_t>(l)), ub(std::size_t(l * l)), vt(std::size_t(l * n));
   {
-    dense<host>::threads_guard g(pol.concurrency());
-    dense<host>::gesdd(l, n, bm.data(), l, s.data(), ub.data(), l, vt.data(), l);
+    typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
+    dense<P>::gesdd(l, n, bm.data(), l, s.data(), ub.data(), l, vt.data(), l);
   }
   // Truncate to k: vt rows 0..k-1 (column-major k x n), ub columns 0..k-1 (l x k).
   std::vector<T> vtk(std::size_t(k * n));
@@ -125,10 +126,10 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
   res.u = array<T>(chunk_grid({m, k}, chunks_t{rows, {k}}));
   for (index_t b = 0; b < B; ++b) res.u.block_data(b);
   {
-    dense<host>::threads_guard g(bt);
-    tessera::detail::for_each_block(pol, B, [&](index_t b) {
+    typename dense<P>::threads_guard g(bt);
+    dense<P>::parallel(pol, B, [&](index_t b) {
       // U_b' (k x mb) = U_B[:, :k]' (k x l) Q_b' (l x mb)
-      dense<host>::gemm(true, false, k, src.rows(b), l, T(1), ub.data(), l, q[static_cast<std::size_t>(b)].data(),
+      dense<P>::gemm(true, false, k, src.rows(b), l, T(1), ub.data(), l, q[static_cast<std::size_t>(b)].data(),
                         l, T(0), res.u.block_data(b), k);
     });
   }
@@ -139,10 +140,10 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
 
 /// Rank-k randomized SVD of a 2-D value expression (any shape; short-fat via the transpose):
 /// u (m x k, a's row chunks), s (k, descending), vt (k x n), same sign convention as svd().
-template <expression_type X>
+template <expression_type X, linalg_policy P = host>
 svd_result<detail::real_of<X>> svd_compressed(const X& a, index_t k,
                                               const svd_compressed_options& opt = {},
-                                              const host& pol = {}) {
+                                              const P& pol = {}) {
   using T = detail::real_of<X>;
   detail::check_real_type<T>();
   detail::check_matrix(a, "svd_compressed");

@@ -12,7 +12,13 @@
 //   pass 2: Q's block b = Q_b P_b X with gemm, written straight into the row-major chunk.
 //
 // Q and the result keep the input's row chunks; the input is never materialized whole: each
-// row block is evaluated once (bind + write_box) into a dense buffer.
+// row block is evaluated once (dense<P>::load: bind + write_box on the host, the chunk kernel
+// on a device) into a dense buffer.
+//
+// Every step is written against a policy P (ts::host or ts::cuda): tasks run through
+// dense<P>::parallel and every dense kernel through dense<P> (LAPACK/OpenBLAS or cuSOLVER/
+// cuBLAS). The tree path needs tpqrt/tpmqrt, which cuSOLVER lacks: ts::cuda takes the stacked
+// path (one geqrf + orgqr per row block on the device).
 #pragma once
 #include <functional>
 #include <vector>
@@ -48,17 +54,13 @@ struct tsqr_factors {
   std::vector<std::vector<merge>> levels;
 };
 
-/// In-place QR of the column-major m x n matrix a: a becomes Q (m x kk, kk = min(m, n)),
-/// r the kk x n upper trapezoid. Returns kk.
-template <class T>
+/// In-place QR of the column-major m x n matrix a on backend P: a becomes Q (m x kk,
+/// kk = min(m, n)), r the kk x n upper trapezoid. Returns kk.
+template <class P = host, class T>
 index_t qr_in_place(index_t m, index_t n, std::vector<T>& a, std::vector<T>& r) {
   const index_t kk = std::min(m, n);
-  std::vector<T> tau(std::size_t(std::max<index_t>(kk, 1)));
-  dense<host>::geqrf(m, n, a.data(), m, tau.data());
   r.assign(std::size_t(kk * n), T(0));
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i <= std::min(j, kk - 1); ++i) r[std::size_t(j * kk + i)] = a[std::size_t(j * m + i)];
-  dense<host>::orgqr(m, kk, kk, a.data(), m, tau.data());
+  dense<P>::qr_explicit(m, n, a.data(), r.data());
   a.resize(std::size_t(m * kk));  // the first kk columns are contiguous
   return kk;
 }
@@ -70,8 +72,8 @@ inline index_t auto_fanin(index_t n, index_t fanin) {
 
 /// Factors the stack of the column-major factors rs[i] (ks[i] x n): [rs] = [P_i] R.
 /// Sets r (k x n), k = min(sum ks, n) and p[i] (ks[i] x k).
-template <class T>
-void reduce_r(const host& pol, index_t n, std::vector<std::vector<T>>& rs,
+template <class T, class P>
+void reduce_r(const P& pol, index_t n, std::vector<std::vector<T>>& rs,
               const std::vector<index_t>& ks, index_t fanin, std::vector<T>& r, index_t& k,
               std::vector<std::vector<T>>& p) {
   const index_t cnt = index_t(rs.size());
@@ -102,8 +104,8 @@ void reduce_r(const host& pol, index_t n, std::vector<std::vector<T>>& rs,
     std::vector<T> s = stack(0, cnt, offs);
     const index_t K = offs.back();
     {
-      dense<host>::threads_guard g(pol.concurrency());
-      k = qr_in_place(K, n, s, r);
+      typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
+      k = qr_in_place<P>(K, n, s, r);
     }
     for (index_t i = 0; i < cnt; ++i) {
       const index_t ki = ks[static_cast<std::size_t>(i)], o = offs[static_cast<std::size_t>(i)];
@@ -120,23 +122,23 @@ void reduce_r(const host& pol, index_t n, std::vector<std::vector<T>>& rs,
   std::vector<std::vector<index_t>> goffs(static_cast<std::size_t>(groups));
   std::vector<index_t> gk(static_cast<std::size_t>(groups));
   {
-    dense<host>::threads_guard g(blas_threads_for(pol, groups));
-    tessera::detail::for_each_block(pol, groups, [&](index_t gi) {
+    typename dense<P>::threads_guard g(blas_threads_for(pol, groups));
+    dense<P>::parallel(pol, groups, [&](index_t gi) {
       const index_t i0 = gi * fanin, i1 = std::min(cnt, i0 + fanin);
       auto& offs = goffs[static_cast<std::size_t>(gi)];
       gq[static_cast<std::size_t>(gi)] = stack(i0, i1, offs);
-      gk[static_cast<std::size_t>(gi)] = qr_in_place(offs.back(), n, gq[static_cast<std::size_t>(gi)], gr[static_cast<std::size_t>(gi)]);
+      gk[static_cast<std::size_t>(gi)] = qr_in_place<P>(offs.back(), n, gq[static_cast<std::size_t>(gi)], gr[static_cast<std::size_t>(gi)]);
     });
   }
   std::vector<std::vector<T>> gp;
   reduce_r(pol, n, gr, gk, fanin, r, k, gp);
-  dense<host>::threads_guard g(blas_threads_for(pol, cnt));
-  tessera::detail::for_each_block(pol, cnt, [&](index_t i) {
+  typename dense<P>::threads_guard g(blas_threads_for(pol, cnt));
+  dense<P>::parallel(pol, cnt, [&](index_t i) {
     const index_t gi = i / fanin, ki = ks[static_cast<std::size_t>(i)];
     const index_t K = goffs[static_cast<std::size_t>(gi)].back(), o = goffs[static_cast<std::size_t>(gi)][std::size_t(i - gi * fanin)];
     auto& pi = p[static_cast<std::size_t>(i)];
     pi.resize(std::size_t(ki * k));
-    dense<host>::gemm(false, false, ki, k, gk[static_cast<std::size_t>(gi)], T(1), gq[static_cast<std::size_t>(gi)].data() + o, K,
+    dense<P>::gemm(false, false, ki, k, gk[static_cast<std::size_t>(gi)], T(1), gq[static_cast<std::size_t>(gi)].data() + o, K,
                       gp[static_cast<std::size_t>(gi)].data(), gk[static_cast<std::size_t>(gi)], T(0), pi.data(), ki);
   });
 }
@@ -152,8 +154,8 @@ T* scratch(std::size_t n) {
 /// Tree path of pass 1 + reduction (every row block has at least n rows). Narrow matrices
 /// split each row block into cache-sized leaves (geqrf runs in cache); the leaves' n x n R
 /// factors are merged pairwise by tpqrt, level by level, leaf pairs in parallel.
-template <class T, class Load>
-void tsqr_factor_tree(const host& pol, tsqr_factors<T>& f, Load&& load, index_t leaf_rows) {
+template <class T, class P, class Load>
+void tsqr_factor_tree(const P& pol, tsqr_factors<T>& f, Load&& load, index_t leaf_rows) {
   const index_t n = f.n, B = index_t(f.rows.size());
   f.tree = true;
   f.k = n;
@@ -175,8 +177,8 @@ void tsqr_factor_tree(const host& pol, tsqr_factors<T>& f, Load&& load, index_t 
   f.tau.resize(static_cast<std::size_t>(NL));
   std::vector<std::vector<T>> rb(static_cast<std::size_t>(NL));
   {
-    dense<host>::threads_guard g(blas_threads_for(pol, B));
-    tessera::detail::for_each_block(pol, B, [&](index_t b) {
+    typename dense<P>::threads_guard g(blas_threads_for(pol, B));
+    dense<P>::parallel(pol, B, [&](index_t b) {
       const index_t mb = f.rows[std::size_t(b)];
       auto& a = f.q[std::size_t(b)];
       a.resize(std::size_t(mb * n));
@@ -186,7 +188,7 @@ void tsqr_factor_tree(const host& pol, tsqr_factors<T>& f, Load&& load, index_t 
         auto& tau = f.tau[std::size_t(li)];
         tau.resize(std::size_t(n));
         T* al = a.data() + lf.off;
-        dense<host>::geqrf(lf.rows, n, al, mb, tau.data());
+        dense<P>::geqrf(lf.rows, n, al, mb, tau.data());
         auto& r = rb[std::size_t(li)];
         r.assign(std::size_t(n * n), T(0));
         for (index_t j = 0; j < n; ++j) std::copy(al + j * mb, al + j * mb + j + 1, r.data() + j * n);
@@ -198,13 +200,13 @@ void tsqr_factor_tree(const host& pol, tsqr_factors<T>& f, Load&& load, index_t 
   while (cur.size() > 1) {
     const index_t pairs = index_t(cur.size() / 2);
     auto& level = f.levels.emplace_back(static_cast<std::size_t>(pairs));
-    dense<host>::threads_guard g(blas_threads_for(pol, pairs));
-    tessera::detail::for_each_block(pol, pairs, [&](index_t j) {
+    typename dense<P>::threads_guard g(blas_threads_for(pol, pairs));
+    dense<P>::parallel(pol, pairs, [&](index_t j) {
       auto& mg = level[std::size_t(j)];
       mg.top = cur[std::size_t(2 * j)];
       mg.bot = cur[std::size_t(2 * j + 1)];
       mg.t.resize(std::size_t(f.nb * n));
-      dense<host>::tpqrt(n, n, n, f.nb, rb[std::size_t(mg.top)].data(), n,
+      dense<P>::tpqrt(n, n, n, f.nb, rb[std::size_t(mg.top)].data(), n,
                          rb[std::size_t(mg.bot)].data(), n, mg.t.data(), f.nb);
       mg.v = std::move(rb[std::size_t(mg.bot)]);
     });
@@ -216,27 +218,29 @@ void tsqr_factor_tree(const host& pol, tsqr_factors<T>& f, Load&& load, index_t 
 }
 
 /// Pass 1 + reduction. `load(b, buf)` fills buf with row block b (rows[b] x n) column-major.
-template <class T, class Load>
-tsqr_factors<T> tsqr_factor(const host& pol, const std::vector<index_t>& rows, index_t n,
+template <class T, class P, class Load>
+tsqr_factors<T> tsqr_factor(const P& pol, const std::vector<index_t>& rows, index_t n,
                             Load&& load, const tsqr_options& opt) {
   tsqr_factors<T> f;
   f.n = n;
   f.rows = rows;
   const index_t B = index_t(rows.size());
-  if (opt.tree && opt.fanin == 0 && std::all_of(rows.begin(), rows.end(), [&](index_t r) { return r >= n; })) {
-    tsqr_factor_tree(pol, f, std::forward<Load>(load), opt.leaf_rows);
-    return f;
+  if constexpr (dense<P>::tree_path) {
+    if (opt.tree && opt.fanin == 0 && std::all_of(rows.begin(), rows.end(), [&](index_t r) { return r >= n; })) {
+      tsqr_factor_tree(pol, f, std::forward<Load>(load), opt.leaf_rows);
+      return f;
+    }
   }
   f.kb.resize(static_cast<std::size_t>(B));
   f.q.resize(static_cast<std::size_t>(B));
   std::vector<std::vector<T>> rb(static_cast<std::size_t>(B));
   {
-    dense<host>::threads_guard g(blas_threads_for(pol, B));
-    tessera::detail::for_each_block(pol, B, [&](index_t b) {
+    typename dense<P>::threads_guard g(blas_threads_for(pol, B));
+    dense<P>::parallel(pol, B, [&](index_t b) {
       const index_t mb = rows[static_cast<std::size_t>(b)];
       std::vector<T> a(std::size_t(mb * n));
       load(b, a.data());
-      f.kb[static_cast<std::size_t>(b)] = qr_in_place(mb, n, a, rb[static_cast<std::size_t>(b)]);
+      f.kb[static_cast<std::size_t>(b)] = qr_in_place<P>(mb, n, a, rb[static_cast<std::size_t>(b)]);
       f.q[static_cast<std::size_t>(b)] = std::move(a);
     });
   }
@@ -245,8 +249,8 @@ tsqr_factors<T> tsqr_factor(const host& pol, const std::vector<index_t>& rows, i
 }
 
 /// Pass 1 over a row source (an input expression evaluated row block by row block).
-template <class T, class Src>
-tsqr_factors<T> tsqr_factor_source(const host& pol, const Src& src, const tsqr_options& opt) {
+template <class T, class P, class Src>
+tsqr_factors<T> tsqr_factor_source(const P& pol, const Src& src, const tsqr_options& opt) {
   std::vector<index_t> rows;
   for (index_t b = 0; b < src.blocks(); ++b) rows.push_back(src.rows(b));
   return tsqr_factor<T>(pol, rows, src.n, [&](index_t b, T* cm) {
@@ -258,8 +262,8 @@ tsqr_factors<T> tsqr_factor_source(const host& pol, const Src& src, const tsqr_o
 
 /// Pass 2 of the tree path: the root's n x kx matrix goes down the tree (tpmqrt), then each
 /// leaf applies its own reflectors (ormqr) to [C_leaf; 0], written row-major to dst(b).
-template <class T, class Dst>
-void tsqr_apply_tree(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst& dst) {
+template <class T, class P, class Dst>
+void tsqr_apply_tree(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst& dst) {
   const index_t n = f.n, B = index_t(f.rows.size()), NL = index_t(f.leaves.size());
   std::vector<std::vector<T>> c(static_cast<std::size_t>(NL));
   auto& root = c[0];
@@ -269,17 +273,17 @@ void tsqr_apply_tree(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx
     for (index_t i = 0; i < std::min(n, kx); ++i) root[std::size_t(i * n + i)] = T(1);
   for (auto lv = f.levels.rbegin(); lv != f.levels.rend(); ++lv) {
     auto& level = *lv;
-    dense<host>::threads_guard g(blas_threads_for(pol, index_t(level.size())));
-    tessera::detail::for_each_block(pol, index_t(level.size()), [&](index_t j) {
+    typename dense<P>::threads_guard g(blas_threads_for(pol, index_t(level.size())));
+    dense<P>::parallel(pol, index_t(level.size()), [&](index_t j) {
       auto& mg = level[std::size_t(j)];
       auto& bot = c[std::size_t(mg.bot)];
       bot.assign(std::size_t(n * kx), T(0));
-      dense<host>::tpmqrt(n, kx, n, n, f.nb, mg.v.data(), n, mg.t.data(), f.nb,
+      dense<P>::tpmqrt(n, kx, n, n, f.nb, mg.v.data(), n, mg.t.data(), f.nb,
                           c[std::size_t(mg.top)].data(), n, bot.data(), n);
     });
   }
-  dense<host>::threads_guard g(blas_threads_for(pol, B));
-  tessera::detail::for_each_block(pol, B, [&](index_t b) {
+  typename dense<P>::threads_guard g(blas_threads_for(pol, B));
+  dense<P>::parallel(pol, B, [&](index_t b) {
     const index_t mb = f.rows[std::size_t(b)];
     T* cf = scratch<T, 0>(std::size_t(mb * kx));
     std::fill(cf, cf + mb * kx, T(0));
@@ -289,7 +293,7 @@ void tsqr_apply_tree(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx
       for (index_t j = 0; j < kx; ++j)
         std::copy(cl.data() + j * n, cl.data() + (j + 1) * n, cf + j * mb + lf.off);
       std::vector<T>().swap(c[std::size_t(li)]);
-      dense<host>::ormqr(lf.rows, kx, n, f.q[std::size_t(b)].data() + lf.off, mb,
+      dense<P>::ormqr(lf.rows, kx, n, f.q[std::size_t(b)].data() + lf.off, mb,
                          f.tau[std::size_t(li)].data(), cf + lf.off, mb);
     }
     std::vector<T>().swap(f.q[std::size_t(b)]);
@@ -304,25 +308,27 @@ void tsqr_apply_tree(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx
 
 /// Pass 2: writes block b of Q X (rows[b] x kx, row-major) to dst(b), where x is k x kx
 /// column-major (nullptr: the identity, kx == k). Frees the Q_b as it goes.
-template <class T, class Dst>
-void tsqr_apply(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst&& dst) {
+template <class T, class P, class Dst>
+void tsqr_apply(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst&& dst) {
   const index_t B = index_t(f.rows.size());
-  if (f.tree) {
-    tsqr_apply_tree(pol, f, x, kx, dst);
-    return;
+  if constexpr (dense<P>::tree_path) {
+    if (f.tree) {
+      tsqr_apply_tree(pol, f, x, kx, dst);
+      return;
+    }
   }
-  dense<host>::threads_guard g(blas_threads_for(pol, B));
-  tessera::detail::for_each_block(pol, B, [&](index_t b) {
+  typename dense<P>::threads_guard g(blas_threads_for(pol, B));
+  dense<P>::parallel(pol, B, [&](index_t b) {
     const index_t mb = f.rows[static_cast<std::size_t>(b)], kb = f.kb[static_cast<std::size_t>(b)];
     std::vector<T> w;
     const T* wp = f.p[static_cast<std::size_t>(b)].data();
     if (x) {
       w.resize(std::size_t(kb * kx));
-      dense<host>::gemm(false, false, kb, kx, f.k, T(1), wp, kb, x, f.k, T(0), w.data(), kb);
+      dense<P>::gemm(false, false, kb, kx, f.k, T(1), wp, kb, x, f.k, T(0), w.data(), kb);
       wp = w.data();
     }
     // row-major (Q_b W_b) == column-major W_b' Q_b'
-    dense<host>::gemm(true, true, kx, mb, kb, T(1), wp, kb, f.q[static_cast<std::size_t>(b)].data(), mb, T(0),
+    dense<P>::gemm(true, true, kx, mb, kb, T(1), wp, kb, f.q[static_cast<std::size_t>(b)].data(), mb, T(0),
                       dst(b), kx);
     std::vector<T>().swap(f.q[static_cast<std::size_t>(b)]);
     std::vector<T>().swap(f.p[static_cast<std::size_t>(b)]);
@@ -330,8 +336,8 @@ void tsqr_apply(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst
 }
 
 /// Q X as a chunked array with the given row chunks and one column chunk.
-template <class T>
-array<T> tsqr_apply_array(const host& pol, tsqr_factors<T>& f, const T* x, index_t kx) {
+template <class T, class P>
+array<T> tsqr_apply_array(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx) {
   index_t m = 0;
   for (auto r : f.rows) m += r;
   array<T> out(chunk_grid({m, kx}, chunks_t{f.rows, {kx}}));
@@ -357,8 +363,8 @@ void check_dense_fits(const X& a, index_t k, index_t n, std::size_t itemsize, co
 /// orthonormal columns (a's row chunks, one column chunk) and r k x n upper trapezoidal,
 /// k = min(m, n). Columns split over several chunks are combined per row block. Each input
 /// row block is evaluated once.
-template <expression_type X>
-qr_result<detail::real_of<X>> tsqr(const X& a, const host& pol = {}, const tsqr_options& opt = {}) {
+template <expression_type X, linalg_policy P = host>
+qr_result<detail::real_of<X>> tsqr(const X& a, const P& pol = {}, const tsqr_options& opt = {}) {
   using T = detail::real_of<X>;
   detail::check_real_type<T>();
   detail::check_matrix(a, "tsqr");
@@ -374,8 +380,8 @@ qr_result<detail::real_of<X>> tsqr(const X& a, const host& pol = {}, const tsqr_
 }
 
 /// QR factorization (TSQR for every shape: short-fat inputs give k = m and an m x n r).
-template <expression_type X>
-qr_result<detail::real_of<X>> qr(const X& a, const host& pol = {}, const tsqr_options& opt = {}) {
+template <expression_type X, linalg_policy P = host>
+qr_result<detail::real_of<X>> qr(const X& a, const P& pol = {}, const tsqr_options& opt = {}) {
   return tsqr(a, pol, opt);
 }
 
