@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -116,4 +117,60 @@ TEMPLATE_TEST_CASE("cuSOLVER SVD (gesvdj and gesvd) matches LAPACK", "[cuda][lin
       CHECK(max_abs_diff(rec, a) <= tol<T>() * 10 * double(m + n));
     }
   }
+}
+
+TEMPLATE_TEST_CASE("dense<cuda> reads and writes only the matrix it is given", "[cuda][linalg]", float,
+                   double) {
+  // Interior pointers into larger buffers (as TSQR's stacked factors pass them): the rows
+  // between m and the leading dimension, and everything past the last column, keep their
+  // sentinel values; beta == 0 ignores what c holds.
+  using T = TestType;
+  const auto seed = test_seed(818);
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  const T sentinel = T(-12345.5);
+  const ts::index_t m = 37, n = 9, ld = m + 5, off = 3;
+  auto fresh = [&] {
+    std::vector<T> buf(std::size_t(off + ld * n + 7), sentinel);
+    std::normal_distribution<double> nd;
+    for (ts::index_t j = 0; j < n; ++j)
+      for (ts::index_t i = 0; i < m; ++i) buf[std::size_t(off + i + j * ld)] = T(nd(rng));
+    return buf;
+  };
+  auto untouched = [&](const std::vector<T>& buf) {
+    for (ts::index_t p = 0; p < ts::index_t(buf.size()); ++p) {
+      const ts::index_t q = p - off;
+      const bool inside = q >= 0 && q < ld * n && q % ld < m;
+      if (!inside && buf[std::size_t(p)] != sentinel) return false;
+    }
+    return true;
+  };
+  auto a = fresh();
+  auto ref = a;
+  std::vector<T> tc(static_cast<std::size_t>(n)), th(static_cast<std::size_t>(n));
+  dc::geqrf(m, n, a.data() + off, ld, tc.data());
+  dh::geqrf(m, n, ref.data() + off, ld, th.data());
+  CHECK(untouched(a));
+  dc::orgqr(m, n, n, a.data() + off, ld, tc.data());
+  CHECK(untouched(a));
+  auto c = fresh();
+  auto qa = fresh();
+  dh::geqrf(m, n, qa.data() + off, ld, th.data());
+  dc::ormqr(m, n, n, qa.data() + off, ld, th.data(), c.data() + off, ld);
+  CHECK(untouched(c));
+  CHECK(untouched(qa));
+  auto x = fresh(), y = fresh();
+  std::vector<T> out(std::size_t(off + ld * n + 7), sentinel);
+  for (ts::index_t j = 0; j < n; ++j)
+    for (ts::index_t i = 0; i < m; ++i) out[std::size_t(off + i + j * ld)] = std::numeric_limits<T>::quiet_NaN();
+  // out (m x n) = x (m x n) * y(0:n, 0:n)
+  dc::gemm(false, false, m, n, n, T(1), x.data() + off, ld, y.data() + off, ld, T(0), out.data() + off, ld);
+  CHECK(untouched(out));
+  std::vector<T> expect(std::size_t(m * n));
+  dh::gemm(false, false, m, n, n, T(1), x.data() + off, ld, y.data() + off, ld, T(0), expect.data(), m);
+  double e = 0;
+  for (ts::index_t j = 0; j < n; ++j)
+    for (ts::index_t i = 0; i < m; ++i)
+      e = std::max(e, std::abs(double(out[std::size_t(off + i + j * ld)]) - double(expect[std::size_t(i + j * m)])));
+  CHECK(e <= tol<T>() * 10 * double(n));  // NaNs in c were ignored (beta == 0)
 }

@@ -39,47 +39,50 @@ namespace tessera::linalg {
 
 namespace detail_cuda {
 
-/// cuSOLVER/cuBLAS handles and a stream of the calling thread on its current device.
+/// cuSOLVER/cuBLAS handles, a stream and a pinned staging arena of one host thread on one
+/// device. Intentionally never destroyed (as the scheduler's streams): the threads that own
+/// them (oneTBB workers, the main thread) live until process exit, when destroying CUDA
+/// objects could run after the CUDA runtime has shut down.
 struct handles {
   int device = -1;
+  std::size_t max_pitch = 0;  // cudaDevAttrMaxPitch (bytes)
   cudaStream_t stream = nullptr;
   cusolverDnHandle_t solver = nullptr;
   cublasHandle_t blas = nullptr;
   tessera::detail::cu::pinned_arena arena;  // staging of host inputs in load()
-  ~handles() {
-    if (device < 0) return;
-    arena.free_all();
-    if (solver) cusolverDnDestroy(solver);
-    if (blas) cublasDestroy(blas);
-    if (stream) (void)cudaStreamDestroy(stream);
-  }
 };
 
 inline handles& current() {
   if (!cuda::available())
     throw std::runtime_error("tessera::linalg: dense<cuda> has no usable CUDA device: " +
                              cuda::unavailable_reason());
-  thread_local std::vector<std::unique_ptr<handles>> per_device;
+  thread_local std::vector<handles*> per_device;
   int dev = 0;
   TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
-  if (per_device.size() <= std::size_t(dev)) per_device.resize(std::size_t(dev) + 1);
+  if (per_device.size() <= std::size_t(dev)) per_device.resize(std::size_t(dev) + 1, nullptr);
   auto& h = per_device[std::size_t(dev)];
   if (!h) {
-    h = std::make_unique<handles>();
-    h->device = dev;
-    TESSERA_CUDA_CHECK(cudaStreamCreateWithFlags(&h->stream, cudaStreamNonBlocking));
-    TESSERA_CUSOLVER_CHECK(cusolverDnCreate(&h->solver));
-    TESSERA_CUSOLVER_CHECK(cusolverDnSetStream(h->solver, h->stream));
-    TESSERA_CUBLAS_CHECK(cublasCreate(&h->blas));
-    TESSERA_CUBLAS_CHECK(cublasSetStream(h->blas, h->stream));
+    auto fresh = std::make_unique<handles>();
+    fresh->device = dev;
+    int pitch = 0;
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&pitch, cudaDevAttrMaxPitch, dev));
+    fresh->max_pitch = std::size_t(pitch);
+    TESSERA_CUDA_CHECK(cudaStreamCreateWithFlags(&fresh->stream, cudaStreamNonBlocking));
+    TESSERA_CUSOLVER_CHECK(cusolverDnCreate(&fresh->solver));
+    TESSERA_CUSOLVER_CHECK(cusolverDnSetStream(fresh->solver, fresh->stream));
+    TESSERA_CUBLAS_CHECK(cublasCreate(&fresh->blas));
+    TESSERA_CUBLAS_CHECK(cublasSetStream(fresh->blas, fresh->stream));
+    h = fresh.release();
   }
   return *h;
 }
+#if 0
+#endif
 
 /// Device buffers of one call, returned to the pool in stream order when the call ends.
 class scratch {
  public:
-  explicit scratch(cudaStream_t s) : s_(s) {}
+  explicit scratch(const handles& h) : s_(h.stream), max_pitch_(h.max_pitch) {}
   ~scratch() {
     for (void* p : ptrs_) (void)cudaFreeAsync(p, s_);
   }
@@ -103,10 +106,42 @@ class scratch {
     if (n > 0)
       TESSERA_CUDA_CHECK(cudaMemcpyAsync(h, d, std::size_t(n) * sizeof(T), cudaMemcpyDeviceToHost, s_));
   }
+  /// A packed device copy (leading dimension rows) of the column-major host matrix h (rows x
+  /// cols, leading dimension ld >= rows). Reads only the matrix's own elements, so h may point
+  /// into a larger matrix.
+  template <class T>
+  T* upload_matrix(const T* h, index_t rows, index_t cols, index_t ld) {
+    T* d = get<T>(rows * cols);
+    copy_matrix(d, rows, h, ld, rows, cols, cudaMemcpyHostToDevice);
+    return d;
+  }
+  /// The packed device matrix d (rows x cols) into the host matrix h (leading dimension ld);
+  /// rows rows..ld-1 of h are not touched.
+  template <class T>
+  void download_matrix(T* h, index_t ld, const T* d, index_t rows, index_t cols) {
+    copy_matrix(h, ld, d, rows, rows, cols, cudaMemcpyDeviceToHost);
+  }
+  /// Column-major rows x cols from src (leading dimension sld) to dst (dld).
+  template <class T>
+  void copy_matrix(T* dst, index_t dld, const T* src, index_t sld, index_t rows, index_t cols,
+                   cudaMemcpyKind kind) {
+    if (rows <= 0 || cols <= 0) return;
+    const std::size_t sz = sizeof(T);
+    if (cols == 1 || (dld == rows && sld == rows)) {
+      TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, src, std::size_t(rows) * std::size_t(cols) * sz, kind, s_));
+    } else if (std::size_t(std::max(dld, sld)) * sz <= max_pitch_) {
+      TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(dst, std::size_t(dld) * sz, src, std::size_t(sld) * sz,
+                                           std::size_t(rows) * sz, std::size_t(cols), kind, s_));
+    } else {  // leading dimension beyond the device's pitch limit: column by column
+      for (index_t j = 0; j < cols; ++j)
+        TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst + j * dld, src + j * sld, std::size_t(rows) * sz, kind, s_));
+    }
+  }
   void sync() { TESSERA_CUDA_CHECK(cudaStreamSynchronize(s_)); }
 
  private:
   cudaStream_t s_;
+  std::size_t max_pitch_;
   std::vector<void*> ptrs_;
 };
 
@@ -143,6 +178,14 @@ struct dense<cuda> {
       tessera::detail::cu::device_guard g(devs[std::size_t(slot) % devs.size()]);
       f(b);
     });
+  }
+
+  /// f() on the calling thread with the policy's first device current (the dense steps outside
+  /// parallel(): the stacked R's QR, the k x k SVD).
+  template <class F>
+  static void single(const cuda& pol, F&& f) {
+    tessera::detail::cu::device_guard g(tessera::detail::cu::policy_devices(pol).front());
+    f();
   }
 
   /// Box bx of the lowered expression, evaluated by the chunk kernel on the current device and
@@ -212,13 +255,13 @@ struct dense<cuda> {
     if (m == 0 || n == 0) return;
     using namespace detail_cuda;
     handles& h = current();
-    scratch s(h.stream);
-    T* da = s.upload(a, lda * n);
+    scratch s(h);
+    T* da = s.upload_matrix(a, m, n, lda);
     T* dt = s.get<T>(std::min(m, n));
     int* info = s.get<int>(1);
-    geqrf_device(h, s, m, n, da, lda, dt, info);
+    geqrf_device(h, s, m, n, da, m, dt, info);
     int hinfo = 0;
-    s.download(a, da, lda * n);
+    s.download_matrix(a, lda, da, m, n);
     s.download(tau, dt, std::min(m, n));
     s.download(&hinfo, info, 1);
     s.sync();
@@ -231,13 +274,13 @@ struct dense<cuda> {
     if (m == 0 || n == 0) return;
     using namespace detail_cuda;
     handles& h = current();
-    scratch s(h.stream);
-    T* da = s.upload(a, lda * n);
+    scratch s(h);
+    T* da = s.upload_matrix(a, m, n, lda);
     T* dt = s.upload(tau, k);
     int* info = s.get<int>(1);
-    orgqr_device(h, s, m, n, k, da, lda, dt, info);
+    orgqr_device(h, s, m, n, k, da, m, dt, info);
     int hinfo = 0;
-    s.download(a, da, lda * n);
+    s.download_matrix(a, lda, da, m, n);
     s.download(&hinfo, info, 1);
     s.sync();
     check_info(hinfo, "orgqr");
@@ -252,15 +295,13 @@ struct dense<cuda> {
     if (kk == 0) return 0;
     using namespace detail_cuda;
     handles& h = current();
-    scratch s(h.stream);
+    scratch s(h);
     T* da = s.upload(a, m * n);
     T* dt = s.get<T>(kk);
     int* info = s.get<int>(2);
     geqrf_device(h, s, m, n, da, m, dt, info);
     // R: the top kk rows of the factored matrix (column pitch m).
-    TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(r, std::size_t(kk) * sizeof(T), da, std::size_t(m) * sizeof(T),
-                                         std::size_t(kk) * sizeof(T), std::size_t(n),
-                                         cudaMemcpyDeviceToHost, h.stream));
+    s.copy_matrix(r, kk, da, m, kk, n, cudaMemcpyDeviceToHost);
     orgqr_device(h, s, m, kk, kk, da, m, dt, info + 1);
     int hinfo[2] = {0, 0};
     s.download(a, da, m * kk);
@@ -281,27 +322,27 @@ struct dense<cuda> {
     if (m == 0 || n == 0) return;
     using namespace detail_cuda;
     handles& h = current();
-    scratch s(h.stream);
-    T* da = s.upload(a, lda * k);
+    scratch s(h);
+    T* da = s.upload_matrix(a, m, k, lda);
     T* dt = s.upload(tau, k);
-    T* dc = s.upload(c, ldc * n);
+    T* dc = s.upload_matrix(c, m, n, ldc);
     int lwork = 0;
     if constexpr (std::is_same_v<T, double>)
       TESSERA_CUSOLVER_CHECK(cusolverDnDormqr_bufferSize(h.solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, int(m), int(n),
-                                                         int(k), da, ci(lda), dt, dc, ci(ldc), &lwork));
+                                                         int(k), da, ci(m), dt, dc, ci(m), &lwork));
     else
       TESSERA_CUSOLVER_CHECK(cusolverDnSormqr_bufferSize(h.solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, int(m), int(n),
-                                                         int(k), da, ci(lda), dt, dc, ci(ldc), &lwork));
+                                                         int(k), da, ci(m), dt, dc, ci(m), &lwork));
     T* work = s.get<T>(lwork);
     int* info = s.get<int>(1);
     if constexpr (std::is_same_v<T, double>)
       TESSERA_CUSOLVER_CHECK(cusolverDnDormqr(h.solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, int(m), int(n), int(k), da,
-                                              ci(lda), dt, dc, ci(ldc), work, lwork, info));
+                                              ci(m), dt, dc, ci(m), work, lwork, info));
     else
       TESSERA_CUSOLVER_CHECK(cusolverDnSormqr(h.solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, int(m), int(n), int(k), da,
-                                              ci(lda), dt, dc, ci(ldc), work, lwork, info));
+                                              ci(m), dt, dc, ci(m), work, lwork, info));
     int hinfo = 0;
-    s.download(c, dc, ldc * n);
+    s.download_matrix(c, ldc, dc, m, n);
     s.download(&hinfo, info, 1);
     s.sync();
     check_info(hinfo, "ormqr");
@@ -327,8 +368,8 @@ struct dense<cuda> {
     using namespace detail_cuda;
     const index_t k = std::min(m, n);
     handles& h = current();
-    scratch sc(h.stream);
-    T* da = sc.upload(a, lda * n);
+    scratch sc(h);
+    T* da = sc.upload_matrix(a, m, n, lda);
     T* ds = sc.get<T>(k);
     T* du = sc.get<T>(m * k);
     T* dv = sc.get<T>(n * k);
@@ -342,17 +383,17 @@ struct dense<cuda> {
     int lwork = 0;
     const auto jobz = CUSOLVER_EIG_MODE_VECTOR;
     if constexpr (std::is_same_v<T, double>)
-      TESSERA_CUSOLVER_CHECK(cusolverDnDgesvdj_bufferSize(h.solver, jobz, 1, int(m), int(n), da, ci(lda), ds, du,
+      TESSERA_CUSOLVER_CHECK(cusolverDnDgesvdj_bufferSize(h.solver, jobz, 1, int(m), int(n), da, ci(m), ds, du,
                                                           ci(m), dv, ci(n), &lwork, params));
     else
-      TESSERA_CUSOLVER_CHECK(cusolverDnSgesvdj_bufferSize(h.solver, jobz, 1, int(m), int(n), da, ci(lda), ds, du,
+      TESSERA_CUSOLVER_CHECK(cusolverDnSgesvdj_bufferSize(h.solver, jobz, 1, int(m), int(n), da, ci(m), ds, du,
                                                           ci(m), dv, ci(n), &lwork, params));
     T* work = sc.get<T>(lwork);
     if constexpr (std::is_same_v<T, double>)
-      TESSERA_CUSOLVER_CHECK(cusolverDnDgesvdj(h.solver, jobz, 1, int(m), int(n), da, ci(lda), ds, du, ci(m), dv,
+      TESSERA_CUSOLVER_CHECK(cusolverDnDgesvdj(h.solver, jobz, 1, int(m), int(n), da, ci(m), ds, du, ci(m), dv,
                                                ci(n), work, lwork, info, params));
     else
-      TESSERA_CUSOLVER_CHECK(cusolverDnSgesvdj(h.solver, jobz, 1, int(m), int(n), da, ci(lda), ds, du, ci(m), dv,
+      TESSERA_CUSOLVER_CHECK(cusolverDnSgesvdj(h.solver, jobz, 1, int(m), int(n), da, ci(m), ds, du, ci(m), dv,
                                                ci(n), work, lwork, info, params));
     std::vector<T> hv(std::size_t(n * k));
     int hinfo = 0;
@@ -388,7 +429,7 @@ struct dense<cuda> {
     for (index_t j = 0; j < n; ++j)
       for (index_t i = 0; i < m; ++i) (tr ? b[std::size_t(j + i * M)] : b[std::size_t(i + j * M)]) = a[i + j * lda];
     handles& h = current();
-    scratch sc(h.stream);
+    scratch sc(h);
     T* db = sc.upload(b.data(), M * N);
     T* ds = sc.get<T>(k);
     T* dU = sc.get<T>(M * N);   // M x N
@@ -434,18 +475,21 @@ struct dense<cuda> {
     if (m == 0 || n == 0) return;
     using namespace detail_cuda;
     handles& h = current();
-    scratch s(h.stream);
-    const T* da = s.upload(a, lda * (ta ? m : k));
-    const T* db = s.upload(b, ldb * (tb ? k : n));
-    T* dc = s.upload(c, ldc * n);  // rows m..ldc of c are kept, as BLAS keeps them
+    scratch s(h);
+    const index_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+    const T* da = s.upload_matrix(a, ar, ac, lda);
+    const T* db = s.upload_matrix(b, br, bc, ldb);
+    // c is read only when beta != 0 (BLAS semantics: beta == 0 ignores NaNs in c); rows
+    // m..ldc-1 of the host c are never touched.
+    T* dc = beta == T(0) ? s.get<T>(m * n) : s.upload_matrix(c, m, n, ldc);
     const auto opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
     if constexpr (std::is_same_v<T, double>)
-      TESSERA_CUBLAS_CHECK(cublasDgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, da, ci(lda), db, ci(ldb),
-                                       &beta, dc, ci(ldc)));
+      TESSERA_CUBLAS_CHECK(cublasDgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, da, ci(ar), db, ci(br),
+                                       &beta, dc, ci(m)));
     else
-      TESSERA_CUBLAS_CHECK(cublasSgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, da, ci(lda), db, ci(ldb),
-                                       &beta, dc, ci(ldc)));
-    s.download(c, dc, ldc * n);
+      TESSERA_CUBLAS_CHECK(cublasSgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, da, ci(ar), db, ci(br),
+                                       &beta, dc, ci(m)));
+    s.download_matrix(c, ldc, dc, m, n);
     s.sync();
   }
 };

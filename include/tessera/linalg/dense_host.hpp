@@ -15,6 +15,7 @@
 // and the execution pieces the algorithms are written against:
 //
 //   dense<P>::parallel(pol, n, f)               f(0..n-1) as concurrent tasks of the policy
+//   dense<P>::single(pol, f)                    f() once, outside parallel (the first device)
 //   dense<P>::concurrency(pol)                  tasks parallel() runs at once
 //   dense<P>::load(pol, lowered, box, out)      evaluates a lowered expression's box into a
 //                                               row-major host buffer (on the backend)
@@ -61,6 +62,11 @@ struct dense<host> {
   template <class F>
   static void parallel(const host& pol, index_t n, F&& f) {
     tessera::detail::for_each_block(pol, n, std::forward<F>(f));
+  }
+  /// f() on the calling thread (with the policy's first device current, on a device backend).
+  template <class F>
+  static void single(const host&, F&& f) {
+    f();
   }
   /// Box bx of the lowered expression, row-major (last axis contiguous) into out.
   template <class T, class L>

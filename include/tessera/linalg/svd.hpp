@@ -23,7 +23,9 @@ svd_result<T> svd_tall(const X& a, const P& pol, const tsqr_options& opt,
   std::vector<T> s(static_cast<std::size_t>(k)), ur(std::size_t(k * k)), vt(std::size_t(k * n));
   {
     typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
-    dense<P>::gesdd(k, n, f.r.data(), k, s.data(), ur.data(), k, vt.data(), k);
+    dense<P>::single(pol, [&] {
+      dense<P>::gesdd(k, n, f.r.data(), k, s.data(), ur.data(), k, vt.data(), k);
+    });
   }
   svd_flip_v(vt.data(), k, n, ur.data(), k, k);
   svd_result<T> res;

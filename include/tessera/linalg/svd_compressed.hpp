@@ -97,7 +97,7 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
     orth_y(q);
     pass_z(q, z);  // n x l
     std::vector<T> rz;
-    qr_in_place<P>(n, l, z, rz);  // z: orthonormal n x l (l <= n)
+    dense<P>::single(pol, [&] { qr_in_place<P>(n, l, z, rz); });  // z: orthonormal n x l (l <= n)
     pass_y(z.data(), true);
   }
   const index_t lq = orth_y(q);
@@ -110,7 +110,9 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
   std::vector<T> s(static_cast<std::size_t>(l)), ub(std::size_t(l * l)), vt(std::size_t(l * n));
   {
     typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
-    dense<P>::gesdd(l, n, bm.data(), l, s.data(), ub.data(), l, vt.data(), l);
+    dense<P>::single(pol, [&] {
+      dense<P>::gesdd(l, n, bm.data(), l, s.data(), ub.data(), l, vt.data(), l);
+    });
   }
   // Truncate to k: vt rows 0..k-1 (column-major k x n), ub columns 0..k-1 (l x k).
   std::vector<T> vtk(std::size_t(k * n));

@@ -105,7 +105,7 @@ void reduce_r(const P& pol, index_t n, std::vector<std::vector<T>>& rs,
     const index_t K = offs.back();
     {
       typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
-      k = qr_in_place<P>(K, n, s, r);
+      dense<P>::single(pol, [&] { k = qr_in_place<P>(K, n, s, r); });
     }
     for (index_t i = 0; i < cnt; ++i) {
       const index_t ki = ks[static_cast<std::size_t>(i)], o = offs[static_cast<std::size_t>(i)];
