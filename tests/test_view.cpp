@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <numeric>
 #include <random>
 #include <set>
@@ -69,7 +70,16 @@ xt::xarray<double> dense_index(const shape_t& shape) {
   return a;
 }
 
-/// A stored leaf that records every box it is bound on.
+/// True for the CUDA scheduler's planning context (it probes where inputs live; no data bound).
+template <class Ctx>
+constexpr bool is_probe =
+#if defined(__CUDACC__) && __has_include(<tessera/cuda.hpp>)
+    std::is_same_v<Ctx, ts::detail::cu::probe_context>;
+#else
+    false;
+#endif
+
+/// A stored leaf that records every box it is bound on for evaluation.
 struct bind_log {
   std::mutex m;
   std::vector<ts::box> boxes;
@@ -81,7 +91,7 @@ class recording : public ts::expression<recording> {
   const ts::chunk_grid& grid() const { return a_.grid(); }
   template <class Ctx>
   auto bind(const ts::box& b, Ctx& ctx) const {
-    {
+    if (!is_probe<Ctx>) {  // the CUDA planner's affinity probe binds nothing
       std::lock_guard<std::mutex> g(log_->m);
       log_->boxes.push_back(b);
     }

@@ -128,10 +128,11 @@ TEST_CASE("memory ledger keeps chunks under the limit", "[cuda][memory]") {
 
 namespace {
 
-/// Runs the device kernel body on the host for every row of every block and "thread" of a
-/// simulated block of `threads` threads, writing into a full row-major output.
+/// Runs the device kernel body on the host for every row, every one of `segments` blocks per
+/// row and every "thread" of a simulated block of `threads` threads (eval_rows_kernel's
+/// mapping), writing into a full row-major output.
 template <class E>
-xt::xarray<typename E::value_type> eval_like_kernel(const E& e, int threads) {
+xt::xarray<typename E::value_type> eval_like_kernel(const E& e, int threads, int segments = 1) {
   using T = typename E::value_type;
   std::vector<std::size_t> sh(e.shape().begin(), e.shape().end());
   auto out = xt::xarray<T>::from_shape(sh);
@@ -146,7 +147,9 @@ xt::xarray<typename E::value_type> eval_like_kernel(const E& e, int threads) {
     ts::index_t off = 0;
     for (int d = 0; d < bx.rank(); ++d) off += bx.lo[d] * st[d];
     for (ts::index_t row = 0; row < cu::box_rows(bx); ++row)
-      for (int t = 0; t < threads; ++t) cu::eval_row(acc, bx, row, out.data() + off, st, t, threads);
+      for (int y = 0; y < segments; ++y)
+        for (int t = 0; t < threads; ++t)
+          cu::eval_row(acc, bx, row, out.data() + off, st, y * threads + t, segments * threads);
   }
   return out;
 }
@@ -168,19 +171,19 @@ TEST_CASE("kernel row mapping equals the host chunk kernel", "[cuda][kernel]") {
     auto db = testing::random_data<float>(rng, shape);
     auto a = ts::from_xtensor(da, random_chunks(rng, shape));
     auto b = ts::from_xtensor(db, random_chunks(rng, shape));
-    const int threads = 1 + int(rng() % 5);
+    const int threads = 1 + int(rng() % 5), segments = 1 + int(rng() % 3);
     auto e = a * 2.0 + ts::exp(b / 8) - ts::arange<double>(0, double(shape.empty() ? 1 : shape.back()), 1.0);
     if (shape.empty()) {
       auto s = a * 2.0 + b;
       CHECK(bitwise_equal(eval_like_kernel(s, threads), ts::compute(s)));
       continue;
     }
-    CHECK(bitwise_equal(eval_like_kernel(e, threads), ts::compute(e)));
+    CHECK(bitwise_equal(eval_like_kernel(e, threads, segments), ts::compute(e)));
     std::vector<ts::index_t> axes(shape.size());
     std::iota(axes.begin(), axes.end(), 0);
     std::shuffle(axes.begin(), axes.end(), rng);
     auto t = ts::transpose(a - b, axes);
-    CHECK(bitwise_equal(eval_like_kernel(t, threads), ts::compute(t)));
+    CHECK(bitwise_equal(eval_like_kernel(t, threads, segments), ts::compute(t)));
     auto r = ts::rechunk(t, random_chunks(rng, t.shape()));
     CHECK(bitwise_equal(eval_like_kernel(r, threads), ts::compute(r)));
   }
@@ -197,9 +200,16 @@ TEST_CASE("launch shapes", "[cuda][kernel]") {
   CHECK_FALSE(s.short_rows);
   CHECK(s.blocks == 1000);
   CHECK(s.threads == 256);
+  CHECK(s.segments == 2);
+  s = cu::plan_launch(mk({0, 0}, {5000, 4096}));
+  CHECK(s.segments == 1);  // enough rows to fill the device
+  s = cu::plan_launch(mk({0}, {1000000}));  // a 1-D chunk: one row over many blocks
+  CHECK(s.blocks == 1);
+  CHECK(s.segments == 1024);
   s = cu::plan_launch(mk({0, 5}, {3, 45}));
   CHECK(s.threads == 64);
   CHECK(s.blocks == 3);
+  CHECK(s.segments == 1);  // each thread keeps at least one element
   s = cu::plan_launch(mk({0, 0}, {1000, 3}));
   CHECK(s.short_rows);
   CHECK(s.blocks == 8);

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -72,7 +74,15 @@ TEST_CASE("every stream count and device subset gives the same bits", "[cuda][sc
   auto e = ts::sin(x * 1e-3) * m + ts::exp(-x / 1e5);
   auto one = ts::compute(e, ts::cuda{.devices = {0}, .streams_per_device = 1});
   for (int s : {2, 3, 8}) CHECK(bitwise_equal(ts::compute(e, ts::cuda{.streams_per_device = s}), one));
-  CHECK(close(one, ts::compute(e), 1e-14));
+  // Device sin/exp (<= 2 ulp) need not round like glibc's: relative 1e-14 with an absolute
+  // floor for the values near the zero crossings of e.
+  auto host = ts::compute(e);
+  double worst = 0;
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    const double a = one.data()[i], b = host.data()[i];
+    worst = std::max(worst, std::abs(a - b) - 1e-14 * std::max(std::abs(a), std::abs(b)));
+  }
+  CHECK(worst <= 1e-15);
   CHECK_THROWS_AS(ts::compute(e, ts::cuda{.streams_per_device = 0}), std::invalid_argument);
   CHECK_THROWS_AS(ts::compute(e, ts::cuda{.devices = {visible()}}), std::invalid_argument);
   CHECK(ts::item(ts::ones<double>({1, 1}) * 4, ts::cuda{}) == 4.0);

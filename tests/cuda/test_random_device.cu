@@ -62,16 +62,7 @@ std::vector<unsigned> run(K kernel, const std::vector<triple>& t) {
   return out;
 }
 
-template <class T>
-std::int64_t ulp_distance(T a, T b) {
-  using I = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
-  I ia, ib;
-  std::memcpy(&ia, &a, sizeof(T));
-  std::memcpy(&ib, &b, sizeof(T));
-  if (ia < 0) ia = std::numeric_limits<I>::min() - ia;
-  if (ib < 0) ib = std::numeric_limits<I>::min() - ib;
-  return std::abs(std::int64_t(ia) - std::int64_t(ib));
-}
+using testing::ulp_distance;
 
 template <class T>
 bool bitwise_equal(const xt::xarray<T>& a, const xt::xarray<T>& b) {

@@ -4,6 +4,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <type_traits>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,6 +24,18 @@ using tessera::shape_t;
 inline std::uint64_t test_seed(std::uint64_t fallback) {
   if (const char* s = std::getenv("TESSERA_TEST_SEED")) return std::strtoull(s, nullptr, 10);
   return fallback;
+}
+
+/// Distance in units in the last place between two floats of the same type (0: bitwise equal).
+template <class T>
+std::int64_t ulp_distance(T a, T b) {
+  using I = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
+  I ia, ib;
+  std::memcpy(&ia, &a, sizeof(T));
+  std::memcpy(&ib, &b, sizeof(T));
+  if (ia < 0) ia = std::numeric_limits<I>::min() - ia;
+  if (ib < 0) ib = std::numeric_limits<I>::min() - ib;
+  return std::abs(std::int64_t(ia) - std::int64_t(ib));
 }
 
 /// A random chunking of an axis of length n: regular, irregular or one-element chunks.

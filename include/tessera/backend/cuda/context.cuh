@@ -79,6 +79,14 @@ class pinned_arena {
     used_ += bytes;
     return p;
   }
+  /// Forgets the allocations without freeing or coalescing (never throws; for error paths).
+  void rewind() noexcept {
+    if (!blocks_.empty()) {  // keep only the last (largest) block
+      for (std::size_t i = 0; i + 1 < blocks_.size(); ++i) (void)cudaFreeHost(blocks_[i].p);
+      blocks_.erase(blocks_.begin(), blocks_.end() - 1);
+    }
+    used_ = 0;
+  }
   /// Call only when no copy using the arena is in flight. Coalesces into one block.
   void reset() {
     if (blocks_.size() > 1) {

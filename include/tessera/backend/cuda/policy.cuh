@@ -19,8 +19,9 @@ namespace tessera {
 ///   streams_per_device  chunk tasks in flight per device (copies of one task overlap the
 ///                       kernels of the others)
 ///   memory_limit        per device, bytes or a fraction of its memory: persisted chunks are
-///                       kept under it (spilling to other devices), and the stream-ordered pool
-///                       caches freed memory up to it
+///                       kept under it (spilling to other devices). Freed device memory stays
+///                       cached in the device's default stream-ordered pool (release
+///                       threshold: unlimited) until cuda::release_memory()
 /// On a machine without a usable device, evaluating with this policy throws std::runtime_error.
 struct cuda {
   std::vector<int> devices{};

@@ -1,8 +1,9 @@
 // Reductions on the CUDA backend: execute_reduction(const cuda&, ...) (found by
 // argument-dependent lookup from reduction::lower). One fused fold kernel per INPUT chunk:
 // thread blocks fold contiguous segments of the chunk's reduced elements for one output
-// element each (every thread a contiguous sub-range, combined in thread order by a CUB block
-// reduce of the same accumulator state the host uses); the segment partials of a chunk are
+// element each (every thread a contiguous sub-range; the thread states are combined by a CUB
+// block reduce, a fixed tree that keeps operand order, of the same accumulator state the host
+// uses); the segment partials of a chunk are
 // merged in order on the host, and the per-chunk partials go through the same fixed combine
 // tree (fan-in split_every) as the host path. The schedule depends only on the chunking, so
 // results are bitwise identical run to run.

@@ -85,10 +85,12 @@ inline void run_on_devices(const std::vector<int>& devs, int streams_per_device,
         }
         for (int s = 0; s < S; ++s) finish(s);
       } catch (...) {
-        // Drain the streams so no copy still targets a pinned buffer or scratch.
+        // Drain the streams so no copy still targets a pinned buffer or scratch; nothing here
+        // may throw (after a sticky device error every CUDA call fails), so the original
+        // error is the one reported.
         for (int s = 0; s < S; ++s) {
           (void)cudaStreamSynchronize(res.slots[std::size_t(s)]->stream);
-          res.slots[std::size_t(s)]->arena.reset();
+          res.slots[std::size_t(s)]->arena.rewind();
         }
         throw;
       }
@@ -105,8 +107,14 @@ inline void run_on_devices(const std::vector<int>& devs, int streams_per_device,
       if (!blocks[k].empty()) worker(k);
   } else {
     std::vector<std::thread> threads;
-    for (std::size_t k = 0; k < devs.size(); ++k)
-      if (!blocks[k].empty()) threads.emplace_back(worker, k);
+    try {
+      for (std::size_t k = 0; k < devs.size(); ++k)
+        if (!blocks[k].empty()) threads.emplace_back(worker, k);
+    } catch (...) {  // a thread could not be started: stop the others before reporting it
+      failed = true;
+      for (auto& t : threads) t.join();
+      throw;
+    }
     for (auto& t : threads) t.join();
   }
   if (first) std::rethrow_exception(first);
