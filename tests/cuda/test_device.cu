@@ -154,3 +154,28 @@ TEST_CASE("failing CUDA calls throw with call, device and message", "[cuda][erro
   // The runtime is still usable afterwards.
   CHECK(ts::item(ts::full<double>({}, 2.0), ts::cuda{}) == 2.0);
 }
+
+namespace {
+/// A leaf whose device bind starts another evaluation on the GPU from inside the chunk task
+/// (not supported: it must throw, not wait forever for the device).
+class nesting : public ts::expression<nesting> {
+ public:
+  using value_type = double;
+  explicit nesting(ts::array<double> a) : a_(std::move(a)) {}
+  const ts::chunk_grid& grid() const { return a_.grid(); }
+  template <class Ctx>
+  auto bind(const ts::box& b, Ctx& ctx) const {
+    if constexpr (!Ctx::on_host) (void)ts::compute(a_ * 2.0, ts::cuda{});
+    return a_.bind(b, ctx);
+  }
+
+ private:
+  ts::array<double> a_;
+};
+}  // namespace
+
+TEST_CASE("an evaluation started inside a chunk task throws instead of deadlocking", "[cuda][scheduler]") {
+  nesting n(ts::from_xtensor(xt::xarray<double>{1.0, 2.0, 3.0}));
+  CHECK_THROWS_AS(ts::compute(n, ts::cuda{}), std::logic_error);
+  CHECK(ts::compute(n + 0.0, ts::host{})(1) == 2.0);  // the host path is unaffected
+}

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -48,10 +49,21 @@ inline device_resources& resources(int dev) {
 /// the stream is idle (may be empty).
 using task_start = std::function<std::function<void()>(int dev, stream_slot& slot, index_t block)>;
 
+/// The device whose worker the calling thread is (-1: none). A chunk task that started another
+/// evaluation on its own device would wait forever for the device's mutex: refused instead.
+inline int& worker_device() {
+  thread_local int dev = -1;
+  return dev;
+}
+
 /// Runs every block of blocks[k] on device devs[k], streams_per_device tasks in flight per
 /// device; rethrows the first failure after every worker has stopped and drained its streams.
 inline void run_on_devices(const std::vector<int>& devs, int streams_per_device,
                            const std::vector<std::vector<index_t>>& blocks, const task_start& start) {
+  if (worker_device() >= 0)
+    throw std::logic_error(detail::cat(
+        "tessera: an evaluation on ts::cuda was started from inside a chunk task running on device ",
+        worker_device(), " (nested evaluations are not supported; evaluate it beforehand)"));
   std::atomic<bool> failed{false};
   std::exception_ptr first;
   std::mutex first_m;
@@ -61,6 +73,10 @@ inline void run_on_devices(const std::vector<int>& devs, int streams_per_device,
     try {
       device_resources& res = resources(dev);
       std::lock_guard lock(res.m);
+      struct mark {
+        explicit mark(int d) { worker_device() = d; }
+        ~mark() { worker_device() = -1; }
+      } marked(dev);
       device_guard guard(dev);
       res.ensure(dev, S);
       std::vector<std::function<void()>> pending(static_cast<std::size_t>(S));
