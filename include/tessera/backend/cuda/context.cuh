@@ -167,8 +167,10 @@ class device_context {
   }
 
   /// Binds box b of a device-resident array: its chunk's device pointer when the box lies in
-  /// one chunk on this device, otherwise a gather into device scratch (chunks on other devices
-  /// are copied peer-to-peer first).
+  /// one chunk on this device or on a peer this device can read (peer access to its pool is
+  /// enabled at discovery), otherwise a gather into device scratch (chunks on peers are read in
+  /// place by the gather kernel; chunks on devices without peer access come through a pinned
+  /// host buffer).
   template <class A>
   stored_accessor<typename A::value_type> bind_device(const A& a, const box& b) {
     using T = typename A::value_type;
@@ -178,7 +180,7 @@ class device_context {
     if (g.rank() == 0 || single_local_block(a, b)) {
       index_t f = g.rank() == 0 ? 0 : block_of(g, b.lo);
       box blk = g.block_box(f);
-      if (a.block_device(f) == device_) {
+      if (devices().can_access(device_, a.block_device(f))) {
         acc.p = a.block_pointer(f);
         acc.origin = blk.lo;
         acc.stride = detail::box_strides(blk);
@@ -193,19 +195,15 @@ class device_context {
       if (ov.count() == 0) return;
       const T* src = a.block_pointer(f);
       const int from = a.block_device(f);
-      if (from != device_) {
+      if (!devices().can_access(device_, from)) {  // through a pinned host buffer
         const std::size_t bytes = std::size_t(blk.count()) * sizeof(T);
         T* tmp = device_scratch<T>(blk.count());
-        if (devices().can_access(device_, from)) {
-          TESSERA_CUDA_CHECK(cudaMemcpyPeerAsync(tmp, device_, src, from, bytes, stream_));
-        } else {  // no peer access: through a pinned host buffer
-          T* h = pinned<T>(blk.count());
-          {
-            device_guard g(from);
-            TESSERA_CUDA_CHECK(cudaMemcpy(h, src, bytes, cudaMemcpyDeviceToHost));
-          }
-          TESSERA_CUDA_CHECK(cudaMemcpyAsync(tmp, h, bytes, cudaMemcpyHostToDevice, stream_));
+        T* h = pinned<T>(blk.count());
+        {
+          device_guard g(from);
+          TESSERA_CUDA_CHECK(cudaMemcpy(h, src, bytes, cudaMemcpyDeviceToHost));
         }
+        TESSERA_CUDA_CHECK(cudaMemcpyAsync(tmp, h, bytes, cudaMemcpyHostToDevice, stream_));
         src = tmp;
       }
       stored_accessor<T> s;
