@@ -76,8 +76,6 @@ inline handles& current() {
   }
   return *h;
 }
-#if 0
-#endif
 
 /// Device buffers of one call, returned to the pool in stream order when the call ends.
 class scratch {
