@@ -25,9 +25,7 @@ run() { .gpu/run "$@"; }
 } 2>&1 | tee "$out/machine.txt"
 status=0
 if [[ $what == tests || $what == all ]]; then
-  for t in cuda_test_cuda_logic cuda_test_reduce_logic cuda_test_device cuda_test_random_device \
-           cuda_test_linalg_cuda cuda_test_backend_core cuda_test_backend_random \
-           cuda_test_backend_reduce cuda_test_backend_view cuda_test_backend_linalg; do
+  for t in $(ls .gpu/bin | grep '^cuda_test_'); do  # every test gpu-bundle.sh packed
     echo "== $t"
     timeout 300 .gpu/run "$t" --reporter compact 2>&1 | tail -40
     rc=${PIPESTATUS[0]}

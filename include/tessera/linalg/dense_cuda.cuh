@@ -189,10 +189,9 @@ struct dense<cuda> {
   /// Box bx of the lowered expression, evaluated by the chunk kernel on the current device and
   /// copied row-major (last axis contiguous) into the host buffer out.
   template <class T, class L>
-  static void load(const cuda& pol, const L& low, const box& bx, T* out) {
+  static void load(const cuda&, const L& low, const box& bx, T* out) {
     const index_t n = bx.count();
     if (n == 0) return;
-    (void)tessera::detail::cu::policy_devices(pol);  // the clear error when there is no device
     using namespace detail_cuda;
     handles& h = current();
     {
@@ -398,17 +397,10 @@ struct dense<cuda> {
     sc.download(s, ds, k);
     sc.download(hv.data(), dv, n * k);
     sc.download(&hinfo, info, 1);
-    if (ldu == m) sc.download(u, du, m * k);
-    std::vector<T> hu;
-    if (ldu != m) {
-      hu.resize(std::size_t(m * k));
-      sc.download(hu.data(), du, m * k);
-    }
+    sc.download_matrix(u, ldu, du, m, k);  // overwritten by gesvd when gesvdj fails
     sc.sync();
     if (hinfo < 0) check_info(hinfo, "gesvdj");
     if (hinfo != 0) return hinfo;
-    if (ldu != m)
-      for (index_t j = 0; j < k; ++j) std::copy_n(hu.data() + j * m, m, u + j * ldu);
     for (index_t j = 0; j < n; ++j)  // vt = V'
       for (index_t i = 0; i < k; ++i) vt[i + j * ldvt] = hv[std::size_t(j + i * n)];
     return 0;

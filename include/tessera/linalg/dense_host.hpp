@@ -40,6 +40,7 @@
 #include "../config.hpp"
 #include "../core/context.hpp"
 #include "../core/kernel.hpp"
+#include "../nodes/stored.hpp"
 
 // OpenBLAS's own thread control (declared in OpenBLAS's cblas.h; declared here too so this
 // header also compiles where the alternatives system selected another cblas.h).
@@ -74,14 +75,7 @@ struct dense<host> {
     if (bx.count() == 0) return;
     host_context ctx;
     auto acc = low.bind(bx, ctx);
-    ivec st;
-    st.n = bx.rank();
-    index_t s = 1;
-    for (int d = bx.rank() - 1; d >= 0; --d) {
-      st[d] = s;
-      s *= bx.extent(d);
-    }
-    write_box(acc, bx, out, st);
+    write_box(acc, bx, out, tessera::detail::box_strides(bx));
   }
 
   /// Sets OpenBLAS's thread count for the guard's lifetime (restored afterwards).

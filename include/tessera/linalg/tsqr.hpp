@@ -59,7 +59,7 @@ struct tsqr_factors {
 template <class P = host, class T>
 index_t qr_in_place(index_t m, index_t n, std::vector<T>& a, std::vector<T>& r) {
   const index_t kk = std::min(m, n);
-  r.assign(std::size_t(kk * n), T(0));
+  r.resize(std::size_t(kk * n));  // every entry written by qr_explicit
   dense<P>::qr_explicit(m, n, a.data(), r.data());
   a.resize(std::size_t(m * kk));  // the first kk columns are contiguous
   return kk;
