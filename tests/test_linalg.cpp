@@ -83,9 +83,9 @@ xt::xarray<double> to_double(const xt::xarray<T>& a) {
 }
 
 /// Checks a thin SVD of the dense matrix `a` and its chunk layout.
-template <class T, class X, class P>
+template <class T, class X, class P, class U>
 void check_svd(const xt::xarray<T>& a, const X& in, const P& pol,
-               const ts::linalg::svd_result<T>& r) {
+               const ts::linalg::svd_result<T, U>& r) {
   const std::size_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
   auto u = to_double(ts::compute(r.u, pol));
   auto s = to_double(ts::compute(r.s, pol));
@@ -125,8 +125,8 @@ void check_svd(const xt::xarray<T>& a, const X& in, const P& pol,
   }
 }
 
-template <class T, class X, class P>
-void check_qr(const xt::xarray<T>& a, const X& in, const P& pol, const ts::linalg::qr_result<T>& r) {
+template <class T, class X, class P, class Q>
+void check_qr(const xt::xarray<T>& a, const X& in, const P& pol, const ts::linalg::qr_result<T, Q>& r) {
   const std::size_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
   auto q = to_double(ts::compute(r.q, pol));
   auto rr = to_double(ts::compute(r.r, pol));

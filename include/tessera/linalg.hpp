@@ -18,4 +18,5 @@
 #include "cuda.hpp"
 #include "linalg/auto_backend.cuh"
 #include "linalg/dense_cuda.cuh"
+#include "linalg/tsqr_cuda.cuh"
 #endif

@@ -8,24 +8,33 @@
 #include "svd.hpp"
 #include "svd_compressed.hpp"
 #include "tsqr.hpp"
+#include "tsqr_cuda.cuh"
 
 namespace tessera::linalg {
 
+// tsqr/qr/svd return Q and U as ts::device_array on both branches (host chunks on the
+// fallback, as ts::persist(x, ts::auto_backend{}) does), so code does not change between
+// machines.
 template <expression_type X>
-qr_result<detail::real_of<X>> tsqr(const X& a, const auto_backend& pol, const tsqr_options& opt = {}) {
+qr_result<detail::real_of<X>, device_array<detail::real_of<X>>> tsqr(const X& a, const auto_backend& pol,
+                                                                     const tsqr_options& opt = {}) {
   if (tessera::detail::cu::auto_uses_gpu()) return tsqr(a, pol.gpu, opt);
-  return tsqr(a, pol.cpu, opt);
+  auto r = tsqr(a, pol.cpu, opt);
+  return {device_array<detail::real_of<X>>::on_host(std::move(r.q)), std::move(r.r)};
 }
 
 template <expression_type X>
-qr_result<detail::real_of<X>> qr(const X& a, const auto_backend& pol, const tsqr_options& opt = {}) {
+qr_result<detail::real_of<X>, device_array<detail::real_of<X>>> qr(const X& a, const auto_backend& pol,
+                                                                   const tsqr_options& opt = {}) {
   return tsqr(a, pol, opt);
 }
 
 template <expression_type X>
-svd_result<detail::real_of<X>> svd(const X& a, const auto_backend& pol, const tsqr_options& opt = {}) {
+svd_result<detail::real_of<X>, device_array<detail::real_of<X>>> svd(const X& a, const auto_backend& pol,
+                                                                     const tsqr_options& opt = {}) {
   if (tessera::detail::cu::auto_uses_gpu()) return svd(a, pol.gpu, opt);
-  return svd(a, pol.cpu, opt);
+  auto r = svd(a, pol.cpu, opt);
+  return {device_array<detail::real_of<X>>::on_host(std::move(r.u)), std::move(r.s), std::move(r.vt)};
 }
 
 template <expression_type X>

@@ -29,17 +29,19 @@ namespace tessera::linalg {
 template <class P>
 concept linalg_policy = std::same_as<P, host> || std::same_as<P, cuda>;
 
-/// Q and R of a QR factorization (structured bindings: `auto [q, r] = qr(a)`).
-template <class T>
+/// Q and R of a QR factorization (structured bindings: `auto [q, r] = qr(a)`). Q is a host
+/// ts::array on ts::host and a ts::device_array (chunks in device memory, as ts::persist gives)
+/// on ts::cuda and ts::auto_backend.
+template <class T, class Q = array<T>>
 struct qr_result {
-  array<T> q;  // m x k, a's row chunks, one column chunk
+  Q q;         // m x k, a's row chunks, one column chunk
   array<T> r;  // k x n, one row chunk, a's column chunks
 };
 
-/// Thin SVD (structured bindings: `auto [u, s, vt] = svd(a)`).
-template <class T>
+/// Thin SVD (structured bindings: `auto [u, s, vt] = svd(a)`); u is stored like qr_result's q.
+template <class T, class U = array<T>>
 struct svd_result {
-  array<T> u;   // m x k
+  U u;          // m x k
   array<T> s;   // k, descending
   array<T> vt;  // k x n
 };

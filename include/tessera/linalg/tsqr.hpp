@@ -357,6 +357,16 @@ void check_dense_fits(const X& a, index_t k, index_t n, std::size_t itemsize, co
                   "truncated randomized SVD instead");
 }
 
+/// The argument checks of a QR of a (nothing is evaluated) and its pass's row blocks.
+template <class T, class X>
+std::vector<index_t> qr_row_blocks(const X& a, const tsqr_options& opt) {
+  check_real_type<T>();
+  check_matrix(a, "tsqr");
+  const index_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
+  check_dense_fits(a, k, n, sizeof(T), opt, "QR");
+  return pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.max_dense_bytes);
+}
+
 }  // namespace detail
 
 /// QR factorization by TSQR: a (m x n, any 2-D value expression) = q r with q m x k
@@ -366,11 +376,8 @@ void check_dense_fits(const X& a, index_t k, index_t n, std::size_t itemsize, co
 template <expression_type X, linalg_policy P = host>
 qr_result<detail::real_of<X>> tsqr(const X& a, const P& pol = {}, const tsqr_options& opt = {}) {
   using T = detail::real_of<X>;
-  detail::check_real_type<T>();
-  detail::check_matrix(a, "tsqr");
-  const index_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
-  detail::check_dense_fits(a, k, n, sizeof(T), opt, "QR");
-  auto rows = detail::pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.max_dense_bytes);
+  auto rows = detail::qr_row_blocks<T>(a, opt);  // checks a first
+  const index_t n = a.shape()[1];
   auto src = detail::make_row_source(a, rows, pol);
   auto f = detail::tsqr_factor_source<T>(pol, src, opt);
   qr_result<T> res;

@@ -1,0 +1,377 @@
+// Device-resident TSQR for ts::cuda: row blocks are evaluated into device buffers, factored
+// there by cuSOLVER, their R factors stacked and factored on the device, and Q (or U) written
+// straight into device-resident chunks. Nothing but the small k x n factor crosses to the host.
+//
+//   pass 1 (one task per row block, devices x streams_per_device in flight):
+//     the block's box of the lowered input -> device chunk kernel -> row-major device buffer
+//     -> tiled transpose to column-major A_b -> geqrf -> R_b (top min(rows, n) rows, zeroed
+//     below the diagonal) -> orgqr: A_b becomes Q_b (kept on the device)
+//   reduction (the policy's first device): the R_b stacked, [R_1; ...; R_B] = P R by
+//     geqrf + orgqr, in groups of `fanin` (a tree of stacked QRs) when there are more;
+//     R (k x n) is the only copy to the host
+//   pass 2 (one task per row block, on the block's device): W_b = P_b X (X: identity for Q,
+//     U_R for the SVD) and the row-major output chunk = (Q_b W_b) by one cuBLAS gemm
+//     (computed as W_b' Q_b' in column-major terms) into a ts::device_array chunk.
+//
+// Results: Q and U are ts::device_array (chunks on the devices, a's row chunks); R, S, Vt are
+// small host arrays. The host TSQR (tsqr.hpp) is the reference these are tested against.
+#pragma once
+#include <algorithm>
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include "../backend/cuda/device_array.cuh"
+#include "dense_cuda.cuh"
+#include "device_kernels.cuh"
+#include "svd.hpp"
+#include "tsqr.hpp"
+
+namespace tessera::linalg {
+namespace detail_cuda {
+
+/// Device memory from the stream-ordered pool, owned by one object. Released in order on the
+/// legacy stream: the owner synchronizes the streams that used it first (device_tsqr does).
+template <class T>
+class device_buffer {
+ public:
+  device_buffer() = default;
+  device_buffer(index_t n, int dev, cudaStream_t s) : dev_(dev) {
+    void* p = nullptr;
+    TESSERA_CUDA_CHECK(cudaMallocAsync(&p, std::size_t(std::max<index_t>(n, 1)) * sizeof(T), s));
+    p_ = static_cast<T*>(p);
+  }
+  device_buffer(device_buffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), dev_(o.dev_) {}
+  device_buffer& operator=(device_buffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      p_ = std::exchange(o.p_, nullptr);
+      dev_ = o.dev_;
+    }
+    return *this;
+  }
+  ~device_buffer() { reset(); }
+  void reset() noexcept {
+    if (!p_) return;
+    int prev = 0;
+    if (cudaGetDevice(&prev) == cudaSuccess && cudaSetDevice(dev_) == cudaSuccess) {
+      (void)cudaFreeAsync(p_, 0);
+      (void)cudaSetDevice(prev);
+    }
+    p_ = nullptr;
+  }
+  T* get() const { return p_; }
+  int device() const { return dev_; }
+
+ private:
+  T* p_ = nullptr;
+  int dev_ = -1;
+};
+
+/// A column-major matrix in device memory, not owned.
+template <class T>
+struct device_view {
+  const T* p = nullptr;
+  index_t ld = 0;
+};
+
+/// Waits for every listed device (error paths: nothing may still use a buffer being freed).
+inline void synchronize_devices(const std::vector<int>& devs) noexcept {
+  int prev = 0;
+  if (cudaGetDevice(&prev) != cudaSuccess) return;
+  for (int d : devs)
+    if (cudaSetDevice(d) == cudaSuccess) (void)cudaDeviceSynchronize();
+  (void)cudaSetDevice(prev);
+}
+
+/// c = alpha op(a) op(b) + beta c on device memory (column-major), on the handles' stream.
+template <class T>
+void gemm_device(handles& h, bool ta, bool tb, index_t m, index_t n, index_t k, T alpha,
+                 const T* a, index_t lda, const T* b, index_t ldb, T beta, T* c, index_t ldc) {
+  if (m == 0 || n == 0) return;
+  const auto opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if constexpr (std::is_same_v<T, double>)
+    TESSERA_CUBLAS_CHECK(cublasDgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, a, ci(lda), b,
+                                     ci(ldb), &beta, c, ci(ldc)));
+  else
+    TESSERA_CUBLAS_CHECK(cublasSgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, a, ci(lda), b,
+                                     ci(ldb), &beta, c, ci(ldc)));
+}
+
+/// Column-major rows x cols from src (ld sld) to dst (ld dld), any devices (cudaMemcpyDefault).
+template <class T>
+void copy_device_matrix(T* dst, index_t dld, const T* src, index_t sld, index_t rows, index_t cols,
+                        cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  const std::size_t sz = sizeof(T);
+  TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(dst, std::size_t(dld) * sz, src, std::size_t(sld) * sz,
+                                       std::size_t(rows) * sz, std::size_t(cols), cudaMemcpyDefault,
+                                       stream));
+}
+
+/// The factors of a device TSQR between pass 1 and pass 2.
+template <class T>
+struct device_tsqr {
+  index_t n = 0, k = 0;
+  std::vector<index_t> rows, kb;
+  std::vector<int> dev;                     // device of row block b
+  std::vector<device_buffer<T>> q;          // Q_b: rows[b] x kb[b], ld rows[b], on dev[b]
+  std::vector<device_buffer<T>> rb;         // R_b until the reduction
+  std::vector<device_buffer<T>> keep;       // the stacked factors P_i point into
+  std::vector<device_view<T>> p;            // P_b: kb[b] x k, on the first device
+  std::vector<T> r;                         // R: k x n column-major, on the host
+  std::vector<int> devices;                 // the policy's devices
+
+  device_tsqr() = default;
+  device_tsqr(device_tsqr&&) = default;
+  device_tsqr& operator=(device_tsqr&&) = default;
+  ~device_tsqr() {
+    // Every task synchronizes its stream before it returns; after a failure, work of the
+    // other tasks may still be queued: wait for it before the buffers go back to the pool.
+    if (std::uncaught_exceptions() > 0) synchronize_devices(devices);
+  }
+};
+
+/// geqrf + (R copied out, zeroed below the diagonal) + orgqr of the column-major m x n device
+/// matrix a (ld lda) on the handles' stream: a's first kk = min(m, n) columns become Q and
+/// `r` (kk x n, ld kk) R. Checks cuSOLVER's info (synchronizes the stream).
+template <class T>
+index_t qr_device(handles& h, index_t m, index_t n, T* a, index_t lda, device_buffer<T>& r) {
+  const index_t kk = std::min(m, n);
+  if (kk == 0) {  // an empty row block: no factor, nothing to stack
+    r = device_buffer<T>(0, h.device, h.stream);
+    return 0;
+  }
+  scratch s(h);
+  T* tau = s.get<T>(kk);
+  int* info = s.get<int>(2);
+  dense<cuda>::geqrf_device(h, s, m, n, a, lda, tau, info);
+  r = device_buffer<T>(kk * n, h.device, h.stream);
+  copy_device_matrix(r.get(), kk, a, lda, kk, n, h.stream);
+  zero_below_diagonal(r.get(), kk, kk, n, h.stream);
+  dense<cuda>::orgqr_device(h, s, m, kk, kk, a, lda, tau, info + 1);
+  int hinfo[2] = {0, 0};
+  s.download(hinfo, info, 2);
+  s.sync();
+  check_info(hinfo[0], "geqrf");
+  check_info(hinfo[1], "orgqr");
+  return kk;
+}
+
+/// [rs_i] (each ks[i] x n, on any device) = [P_i] R on the current device: R (k x n, ld k) in
+/// `r`, P_i (ks[i] x k) as views into buffers appended to `keep`. Groups of `fanin` factors are
+/// stacked and factored, their R factors reduced recursively, and P_i = P_group,i P'_group.
+template <class T>
+void reduce_r_device(handles& h, index_t n, const std::vector<device_view<T>>& rs,
+                     const std::vector<index_t>& ks, index_t fanin, std::vector<device_buffer<T>>& keep,
+                     device_buffer<T>& r, index_t& k, std::vector<device_view<T>>& p) {
+  const index_t cnt = index_t(rs.size());
+  p.assign(std::size_t(cnt), {});
+  // Stacks factors [i0, i1) into one K x n matrix and factors it; returns (S = P, K, kk).
+  auto stack_qr = [&](index_t i0, index_t i1, device_buffer<T>& rg, std::vector<index_t>& offs) {
+    offs.assign(1, 0);
+    for (index_t i = i0; i < i1; ++i) offs.push_back(offs.back() + ks[std::size_t(i)]);
+    const index_t K = offs.back();
+    device_buffer<T> s(K * n, h.device, h.stream);
+    for (index_t i = i0; i < i1; ++i)
+      copy_device_matrix(s.get() + offs[std::size_t(i - i0)], K, rs[std::size_t(i)].p,
+                         rs[std::size_t(i)].ld, ks[std::size_t(i)], n, h.stream);
+    const index_t kk = qr_device(h, K, n, s.get(), K, rg);
+    keep.push_back(std::move(s));
+    return std::pair<index_t, index_t>{K, kk};
+  };
+  if (cnt <= fanin) {
+    std::vector<index_t> offs;
+    const std::pair<index_t, index_t> kq = stack_qr(0, cnt, r, offs);
+    k = kq.second;
+    const T* sp = keep.back().get();
+    for (index_t i = 0; i < cnt; ++i) p[std::size_t(i)] = device_view<T>{sp + offs[std::size_t(i)], kq.first};
+    return;
+  }
+  const index_t groups = (cnt + fanin - 1) / fanin;
+  const auto ng = static_cast<std::size_t>(groups);
+  std::vector<device_buffer<T>> gr(ng);
+  std::vector<device_view<T>> gq(ng), grv(ng);
+  std::vector<std::vector<index_t>> goffs(ng);
+  std::vector<index_t> gk(ng);
+  for (index_t g = 0; g < groups; ++g) {
+    std::vector<index_t>& offs = goffs[std::size_t(g)];
+    const std::pair<index_t, index_t> kq =
+        stack_qr(g * fanin, std::min(cnt, (g + 1) * fanin), gr[std::size_t(g)], offs);
+    gq[std::size_t(g)] = {keep.back().get(), kq.first};
+    grv[std::size_t(g)] = {gr[std::size_t(g)].get(), kq.second};
+    gk[std::size_t(g)] = kq.second;
+  }
+  std::vector<device_view<T>> gp;
+  reduce_r_device(h, n, grv, gk, fanin, keep, r, k, gp);
+  for (index_t i = 0; i < cnt; ++i) {
+    const index_t g = i / fanin, ki = ks[std::size_t(i)];
+    device_buffer<T> pi(ki * k, h.device, h.stream);
+    gemm_device(h, false, false, ki, k, gk[std::size_t(g)], T(1),
+                gq[std::size_t(g)].p + goffs[std::size_t(g)][std::size_t(i - g * fanin)],
+                gq[std::size_t(g)].ld, gp[std::size_t(g)].p, gp[std::size_t(g)].ld, T(0), pi.get(), ki);
+    p[std::size_t(i)] = {pi.get(), ki};
+    keep.push_back(std::move(pi));
+  }
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(h.stream));
+}
+
+/// Pass 1 and the reduction over a row source (make_row_source with the cuda policy).
+template <class T, class Src>
+device_tsqr<T> device_tsqr_factor(const cuda& pol, const Src& src, const tsqr_options& opt) {
+  device_tsqr<T> f;
+  const index_t n = src.n, B = src.blocks();
+  f.n = n;
+  f.devices = tessera::detail::cu::policy_devices(pol);
+  f.rows.resize(std::size_t(B));
+  f.kb.resize(std::size_t(B));
+  for (index_t b = 0; b < B; ++b) {
+    f.rows[std::size_t(b)] = src.rows(b);
+    f.kb[std::size_t(b)] = std::min(src.rows(b), n);
+  }
+  f.dev.assign(std::size_t(B), -1);
+  f.q.resize(std::size_t(B));
+  f.rb.resize(std::size_t(B));
+  dense<cuda>::parallel(pol, B, [&](index_t b) {
+    handles& h = current();
+    const index_t mb = f.rows[std::size_t(b)];
+    f.dev[std::size_t(b)] = h.device;
+    box bx;
+    bx.lo.n = bx.hi.n = 2;
+    bx.lo[0] = src.off[std::size_t(b)];
+    bx.hi[0] = src.off[std::size_t(b) + 1];
+    bx.lo[1] = 0;
+    bx.hi[1] = n;
+    auto& a = f.q[std::size_t(b)];
+    a = device_buffer<T>(mb * n, h.device, h.stream);
+    {
+      tessera::detail::cu::device_context ctx(h.device, h.stream, h.arena);
+      auto acc = src.low.bind(bx, ctx);
+      T* rm = ctx.template device_scratch<T>(mb * n);  // row-major, freed in stream order
+      tessera::detail::cu::launch_eval(acc, bx, rm, tessera::detail::box_strides(bx), h.stream);
+      row_to_col_major(rm, n, mb, n, a.get(), mb, h.stream);
+    }
+    qr_device(h, mb, n, a.get(), mb, f.rb[std::size_t(b)]);  // synchronizes the stream
+    h.arena.reset();
+  });
+  std::vector<device_view<T>> rs(static_cast<std::size_t>(B));
+  for (index_t b = 0; b < B; ++b) rs[std::size_t(b)] = {f.rb[std::size_t(b)].get(), f.kb[std::size_t(b)]};
+  dense<cuda>::single(pol, [&] {
+    handles& h = current();
+    device_buffer<T> r;
+    reduce_r_device(h, n, rs, f.kb, detail::auto_fanin(n, opt.fanin), f.keep, r, f.k, f.p);
+    f.r.resize(std::size_t(f.k * n));
+    scratch s(h);
+    s.download(f.r.data(), r.get(), f.k * n);
+    s.sync();
+  });
+  for (auto& r : f.rb) r.reset();  // every stream that used them is synchronized
+  return f;
+}
+
+/// Pass 2: Q X (m x kx) as a device_array with the row blocks' chunks; x is k x kx
+/// column-major on the host (nullptr: the identity, kx == k). Frees the Q_b as it goes.
+template <class T>
+device_array<T> device_tsqr_apply(const cuda& pol, device_tsqr<T>& f, const T* x, index_t kx) {
+  index_t m = 0;
+  for (auto r : f.rows) m += r;
+  const index_t B = index_t(f.rows.size()), k = f.k;
+  device_array<T> out(chunk_grid({m, kx}, chunks_t{f.rows, {kx}}));
+  try {
+    dense<cuda>::parallel(pol, B, [&](index_t b) {
+      tessera::detail::cu::device_guard g(f.dev[std::size_t(b)]);  // where Q_b lives
+      handles& h = current();
+      scratch s(h);
+      const index_t mb = f.rows[std::size_t(b)], kb = f.kb[std::size_t(b)];
+      device_view<T> w = f.p[std::size_t(b)];
+      if (f.p[std::size_t(b)].p && f.dev[std::size_t(b)] != f.devices.front()) {  // P_b to here
+        T* local = s.get<T>(kb * k);
+        copy_device_matrix(local, kb, w.p, w.ld, kb, k, h.stream);
+        w = {local, kb};
+      }
+      if (x) {
+        const T* dx = s.upload(x, k * kx);
+        T* wb = s.get<T>(kb * kx);
+        gemm_device(h, false, false, kb, kx, k, T(1), w.p, w.ld, dx, k, T(0), wb, kb);
+        w = {wb, kb};
+      }
+      T* d = out.allocate_block(b, h.device, h.stream);
+      // row-major (Q_b W_b) == column-major W_b' Q_b'
+      gemm_device(h, true, true, kx, mb, kb, T(1), w.p, w.ld, f.q[std::size_t(b)].get(), mb, T(0), d, kx);
+      s.sync();
+      f.q[std::size_t(b)].reset();
+    });
+  } catch (...) {
+    synchronize_devices(f.devices);  // before `out` returns its chunks to the pools
+    throw;
+  }
+  return out;
+}
+
+/// SVD of a tall (m >= n) matrix expression on the devices; vt gets column chunks `vcols`.
+template <class T, class X>
+svd_result<T, device_array<T>> svd_tall_device(const X& a, const cuda& pol, const tsqr_options& opt,
+                                               const std::vector<index_t>& vcols) {
+  const index_t n = a.shape()[1];
+  auto rows = detail::pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.max_dense_bytes);
+  auto src = detail::make_row_source(a, rows, pol);
+  auto f = device_tsqr_factor<T>(pol, src, opt);
+  const index_t k = f.k;
+  std::vector<T> s(static_cast<std::size_t>(k)), ur(static_cast<std::size_t>(k * k)),
+      vt(static_cast<std::size_t>(k * n));
+  dense<cuda>::single(pol, [&] {
+    dense<cuda>::gesdd(k, n, f.r.data(), k, s.data(), ur.data(), k, vt.data(), k);
+  });
+  detail::svd_flip_v(vt.data(), k, n, ur.data(), k, k);
+  svd_result<T, device_array<T>> res;
+  res.s = detail::array_from_vector(s.data(), k);
+  res.vt = detail::array_from_col_major(vt.data(), k, n, {k}, vcols);
+  res.u = device_tsqr_apply<T>(pol, f, ur.data(), k);
+  return res;
+}
+
+}  // namespace detail_cuda
+
+/// QR by TSQR on the policy's devices: q (m x k) stays in device memory (a ts::device_array
+/// with a's row chunks), r (k x n) is a host array. See the header comment for the passes.
+template <expression_type X>
+qr_result<detail::real_of<X>, device_array<detail::real_of<X>>> tsqr(const X& a, const cuda& pol,
+                                                                     const tsqr_options& opt = {}) {
+  using T = detail::real_of<X>;
+  auto rows = detail::qr_row_blocks<T>(a, opt);  // checks a first
+  const index_t n = a.shape()[1];
+  auto src = detail::make_row_source(a, rows, pol);
+  auto f = detail_cuda::device_tsqr_factor<T>(pol, src, opt);
+  qr_result<T, device_array<T>> res;
+  res.r = detail::array_from_col_major(f.r.data(), f.k, n, {f.k}, a.chunks()[1]);
+  res.q = detail_cuda::device_tsqr_apply<T>(pol, f, static_cast<const T*>(nullptr), f.k);
+  return res;
+}
+
+template <expression_type X>
+qr_result<detail::real_of<X>, device_array<detail::real_of<X>>> qr(const X& a, const cuda& pol,
+                                                                   const tsqr_options& opt = {}) {
+  return tsqr(a, pol, opt);
+}
+
+/// Thin SVD on the policy's devices: u (m x k) in device memory with a's row chunks, s and vt
+/// host arrays. Short-fat inputs are factored through their transpose.
+template <expression_type X>
+svd_result<detail::real_of<X>, device_array<detail::real_of<X>>> svd(const X& a, const cuda& pol,
+                                                                     const tsqr_options& opt = {}) {
+  using T = detail::real_of<X>;
+  detail::check_real_type<T>();
+  detail::check_matrix(a, "svd");
+  const index_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
+  detail::check_dense_fits(a, k, k, sizeof(T), opt, "the SVD");
+  if (m >= n) return detail_cuda::svd_tall_device<T>(a, pol, opt, a.chunks()[1]);
+  // a' = U' S V'' : u = (V')' (m x k, small), vt = U'' (k x n).
+  auto t = detail_cuda::svd_tall_device<T>(transpose(a), pol, opt, a.chunks()[0]);
+  svd_result<T, device_array<T>> res;
+  res.u = persist(transpose(t.vt), pol);
+  res.s = t.s;
+  res.vt = persist(transpose(t.u), host{});
+  return res;
+}
+
+}  // namespace tessera::linalg
