@@ -247,6 +247,7 @@ struct config {
   std::uint64_t seed = 42;
   int repeat = 3;
   double max_mem_fraction = 0.5;
+  double device_bytes = 0;   // cuda rows: bytes x may use on the device ((c) is skipped above)
   bool verbose = true;
 };
 
@@ -349,10 +350,15 @@ void run_policy([[maybe_unused]] const P& pol, const std::string& backend, int w
 #endif
     } else if (v == 'c') {
       const double need = n2 * sizeof(double), ram = physical_ram_bytes();
-      if (ram > 0 && need > c.max_mem_fraction * ram) {
+      const bool on_device = c.device_bytes > 0;
+      if (on_device ? need > c.device_bytes : ram > 0 && need > c.max_mem_fraction * ram) {
         char why[160];
-        std::snprintf(why, sizeof why, "x needs %.1f GB in memory, more than %.0f%% of %.1f GB RAM",
-                      need / 1e9, c.max_mem_fraction * 100, ram / 1e9);
+        if (on_device)
+          std::snprintf(why, sizeof why, "x needs %.1f GB on the device, more than its memory_limit "
+                        "of %.1f GB", need / 1e9, c.device_bytes / 1e9);
+        else
+          std::snprintf(why, sizeof why, "x needs %.1f GB in memory, more than %.0f%% of %.1f GB RAM",
+                        need / 1e9, c.max_mem_fraction * 100, ram / 1e9);
         skip("c", why);
         skip("c:persist", why);
         continue;
@@ -403,7 +409,8 @@ int main(int argc, char** argv) {
       "  (a) (x + 1)[::2, ::2].mean()  (b) (x + 1).mean()  (c) (b) on a persisted x\n"
       "  (d) (b) with x = full(10.0) (no random numbers)"};
   config c;
-  std::string backends = "host", threads = "0", variants = "a,b,c", json;
+  std::string backends = "host", threads = "0", variants = "a,b,c", json, streams = "2";
+  double memory_limit = 0.9;
   bool quiet = false;
   app.add_option("--n", c.n, "array is N x N")->check(CLI::PositiveNumber);
   app.add_option("--chunk", c.chunk, "chunks are chunk x chunk")->check(CLI::PositiveNumber);
@@ -420,12 +427,23 @@ int main(int argc, char** argv) {
   app.add_option("--max-mem-fraction", c.max_mem_fraction,
                  "skip (c) when x would need more than this fraction of physical RAM")
       ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--streams", streams,
+                 "cuda rows: streams_per_device (chunk tasks in flight per device); a comma list "
+                 "gives one row each, labelled cuda:sN");
+  app.add_option("--memory-limit", memory_limit,
+                 "cuda rows: memory_limit as a fraction of each device's memory ((c) persists x "
+                 "under it)")
+      ->check(CLI::Range(0.01, 1.0));
   app.add_flag("--quiet", quiet, "no progress lines on stderr");
   CLI11_PARSE(app, argc, argv);
   c.verbose = !quiet;
 
   try {
     std::vector<int> thread_list = parse_int_list(threads, "threads");
+    std::vector<int> stream_list = parse_int_list(streams, "streams");
+    for (int s : stream_list)
+      if (s < 1) throw CLI::ValidationError("--streams", "streams_per_device must be >= 1, got " +
+                                                         std::to_string(s));
     if (variants == "all") variants = "a,b,c,d";
     for (char ch : variants)
       if (ch != ',' && std::string("abcd").find(ch) == std::string::npos)
@@ -497,10 +515,19 @@ int main(int argc, char** argv) {
           // --threads on the CUDA backend: the number of devices (0 = every visible device).
           const int visible = ts::detail::cu::devices().visible;
           for (int t : thread_list) {
-            ts::cuda pol{};
-            const int k = t == 0 ? visible : std::min(t, visible);
-            for (int d = 0; d < k; ++d) pol.devices.push_back(d);
-            run_policy(pol, "cuda", k, c, one, rows);
+            for (int s : stream_list) {
+              ts::cuda pol{.streams_per_device = s, .memory_limit = memory_limit};
+              const int k = t == 0 ? visible : std::min(t, visible);
+              double dev_bytes = 0;
+              for (int d = 0; d < k; ++d) {
+                pol.devices.push_back(d);
+                dev_bytes += memory_limit * double(ts::detail::cu::devices().devices[std::size_t(d)].total);
+              }
+              config cc = c;
+              cc.device_bytes = dev_bytes;
+              const std::string label = stream_list.size() > 1 ? "cuda:s" + std::to_string(s) : "cuda";
+              run_policy(pol, label, k, cc, one, rows);
+            }
           }
         }
 #endif

@@ -1,5 +1,6 @@
 // ts::linalg::svd: seed 000's case (10000 x 1000, chunks 1000 x 1000) and a tall case
-// (2e6 x 64, chunks 1e5 x 64); `small` (4000 x 200, chunks 1000 x 200) for smoke runs. Prints a
+// (2e6 x 64, chunks 1e5 x 64); `small` (4000 x 200, chunks 1000 x 200) for smoke runs;
+// `tall10m` (1e7 x 64, chunks 1e5 x 64: 5.1 GB, the GPU case) only when asked for. Prints a
 // markdown table; peers (NumPy, Dask) are timed by benchmarks/peers/svd_peers.py on the same
 // shapes.
 //
@@ -74,9 +75,11 @@ void run_backend(const P& pol, const std::string& backend, int workers, const op
                  bool& header) {
   std::vector<shape_case> cases{{"seed000", 10000, 1000, 1000, 1000},
                                 {"tall", 2000000, 64, 100000, 64},
-                                {"small", 4000, 200, 1000, 200}};
+                                {"small", 4000, 200, 1000, 200},
+                                {"tall10m", 10000000, 64, 100000, 64}};
   for (auto& c : cases) {
-    if (o.only.empty() ? c.name == "small" : o.only != c.name) continue;
+    const bool by_default = c.name == "seed000" || c.name == "tall";
+    if (o.only.empty() ? !by_default : o.only != c.name) continue;
     ts::generated<uniform01> lazy(uniform01{7}, ts::chunk_grid::make({c.m, c.n}, {c.cm, c.cn}, 8));
     auto mem = ts::persist(lazy, pol);
     std::string shp = std::to_string(c.m) + "x" + std::to_string(c.n) + " (" +
@@ -125,10 +128,13 @@ int main(int argc, char** argv) {
   std::string backend = "host";
   app.add_option("--threads", threads, "host threads (0: all; cuda: devices, 0: all)");
   app.add_option("--reps", o.reps, "repetitions (best and median reported)")->check(CLI::PositiveNumber);
-  app.add_option("--case", o.only, "run only this case: seed000, tall or small (default: seed000 and tall)")
-      ->check(CLI::IsMember({"seed000", "tall", "small"}));
+  app.add_option("--case", o.only, "run only this case: seed000, tall, small or tall10m (1e7 x 64, chunks 1e5 x 64; 5 GB) (default: seed000 and tall)")
+      ->check(CLI::IsMember({"seed000", "tall", "small", "tall10m"}));
   app.add_option("--backend", backend, "host, cuda or auto")->check(CLI::IsMember({"host", "cuda", "auto"}));
   app.add_flag("--all", o.all, "also time tsqr and svd_compressed");
+  int streams = 2;
+  app.add_option("--streams", streams, "cuda: streams_per_device (row-block tasks in flight per device)")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   bool header = false;
   try {
@@ -146,11 +152,11 @@ int main(int argc, char** argv) {
                      ts::cuda::unavailable_reason().c_str());
         return 2;
       }
-      ts::cuda pol{};
+      ts::cuda pol{.streams_per_device = streams};
       const int visible = ts::detail::cu::devices().visible;
       const int k = threads == 0 ? visible : std::min(threads, visible);
       for (int d = 0; d < k; ++d) pol.devices.push_back(d);
-      run_backend(pol, "cuda", k, o, header);
+      run_backend(pol, streams == 2 ? "cuda" : "cuda:s" + std::to_string(streams), k, o, header);
       return 0;
     }
 #else

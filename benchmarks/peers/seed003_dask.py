@@ -13,6 +13,11 @@ Peers (--peers, comma list):
     numpy          plain NumPy on the whole array (np.random.default_rng(seed).normal); only
                    when x and one temporary fit in --max-mem-fraction of RAM
     numpy-chunked  single-threaded NumPy loop over (c, c) blocks, one block in memory at a time
+    dask-cupy      Dask, scheduler='threads', chunks are CuPy arrays on the current GPU
+                   (da.random.RandomState(seed, RandomState=cupy.random.RandomState)); every run ends
+                   with the result on the host, so the GPU work is inside the time
+    cupy           plain CuPy on the whole array on one GPU (cupy.random.RandomState); a row
+                   that does not fit in the GPU's memory is skipped with the error
 
 A peer whose module is not importable is skipped with a message. Every (peer, variant) runs in
 its own child process, so the peak RSS of a row (getrusage ru_maxrss, a process-lifetime peak)
@@ -35,7 +40,8 @@ import subprocess
 import sys
 import time
 
-PEERS = ["dask-threads", "dask-single", "numpy", "numpy-chunked"]
+PEERS = ["dask-threads", "dask-single", "numpy", "numpy-chunked", "dask-cupy", "cupy"]
+GPU_PEERS = ("dask-cupy", "cupy")
 VARIANT_ORDER = "abdc"  # (c) last, like the Tessera binary
 
 
@@ -83,7 +89,10 @@ def run_dask(peer, variant, a):
     import dask.array as da
 
     n, c = a.n, a.chunk
-    if peer == "dask-threads":
+    gpu = peer == "dask-cupy"
+    if gpu:
+        import cupy
+    if peer in ("dask-threads", "dask-cupy"):
         kw = {"scheduler": "threads"}
         if a.threads > 0:
             kw["num_workers"] = a.threads
@@ -94,36 +103,91 @@ def run_dask(peer, variant, a):
 
     def make_x():
         # The seed's da.random.normal(10, 1, size=..., chunks=...) with a fixed seed.
+        if gpu:  # CuPy's Generator has no normal(): the legacy RandomState, as Dask's docs do
+            return da.random.RandomState(a.seed, RandomState=cupy.random.RandomState).normal(
+                10, 1, size=(n, n), chunks=(c, c))
         return da.random.RandomState(a.seed).normal(10, 1, size=(n, n), chunks=(c, c))
+
+    def host(v):  # the value on the host: a CuPy result is copied (and the GPU waited for)
+        return float(v)
 
     rows = []
     if variant == "a":
-        best, med, val = timed(a.repeat, lambda: (make_x() + 1)[::2, ::2].mean().compute(**kw))
+        best, med, val = timed(a.repeat,
+                               lambda: host((make_x() + 1)[::2, ::2].mean().compute(**kw)))
     elif variant == "b":
-        best, med, val = timed(a.repeat, lambda: (make_x() + 1).mean().compute(**kw))
+        best, med, val = timed(a.repeat, lambda: host((make_x() + 1).mean().compute(**kw)))
     elif variant == "d":
-        best, med, val = timed(
-            a.repeat, lambda: (da.full((n, n), 10.0, chunks=(c, c)) + 1).mean().compute(**kw))
+        def full():
+            if gpu:
+                return da.full((n, n), 10.0, chunks=(c, c), like=cupy.empty(()))
+            return da.full((n, n), 10.0, chunks=(c, c))
+        best, med, val = timed(a.repeat, lambda: host((full() + 1).mean().compute(**kw)))
     else:  # c
         kept = {}
 
         def persist():
             kept.pop("x", None)
+            if gpu:
+                cupy.get_default_memory_pool().free_all_blocks()
             kept["x"] = make_x().persist(**kw)
+            if gpu:
+                cupy.cuda.Device().synchronize()
 
         pb, pm, _ = timed(a.repeat, persist)
         rows.append(dict(variant="c:persist", workers=workers, seconds_best=pb,
                          cpu_seconds=CPU["last"],
                          seconds_median=pm, elements=float(n) * n, result=None,
                          peak_rss_mib=peak_rss_mib()))
-        best, med, val = timed(a.repeat, lambda: (kept["x"] + 1).mean().compute(**kw))
+        best, med, val = timed(a.repeat, lambda: host((kept["x"] + 1).mean().compute(**kw)))
     rows.append(dict(variant=variant, workers=workers, seconds_best=best, seconds_median=med,
                      cpu_seconds=CPU["last"],
                      elements=elements(variant, n), result=float(val),
                      peak_rss_mib=peak_rss_mib()))
+    backend = {"dask-threads": "threads", "dask-cupy": "cupy+threads"}.get(peer, "single-threaded")
+    version = dask.__version__ + (f", cupy {cupy.__version__}" if gpu else "")
     for r in rows:
-        r.update(backend="threads" if peer == "dask-threads" else "single-threaded", chunk=c,
-                 tool="dask", version=dask.__version__)
+        r.update(backend=backend, chunk=c, tool="dask", version=version)
+    return rows
+
+
+def run_cupy(variant, a):
+    import cupy
+
+    n = a.n
+    sync = cupy.cuda.Device().synchronize
+    rows = []
+
+    def normal():  # CuPy's Generator has no normal()
+        return cupy.random.RandomState(a.seed).normal(10, 1, size=(n, n))
+
+    try:
+        if variant == "a":
+            best, med, val = timed(a.repeat, lambda: float((normal() + 1)[::2, ::2].mean()))
+        elif variant == "b":
+            best, med, val = timed(a.repeat, lambda: float((normal() + 1).mean()))
+        elif variant == "d":
+            best, med, val = timed(a.repeat, lambda: float((cupy.full((n, n), 10.0) + 1).mean()))
+        else:  # c
+            kept = {}
+
+            def persist():
+                kept.pop("x", None)
+                kept["x"] = normal()
+                sync()
+
+            pb, pm, _ = timed(a.repeat, persist)
+            rows.append(dict(variant="c:persist", seconds_best=pb, seconds_median=pm,
+                             cpu_seconds=CPU["last"], elements=float(n) * n, result=None,
+                             peak_rss_mib=peak_rss_mib()))
+            best, med, val = timed(a.repeat, lambda: float((kept["x"] + 1).mean()))
+    except cupy.cuda.memory.OutOfMemoryError as e:
+        raise SkipPeer(f"out of GPU memory: {e}")
+    rows.append(dict(variant=variant, seconds_best=best, seconds_median=med,
+                     cpu_seconds=CPU["last"], elements=elements(variant, n), result=float(val),
+                     peak_rss_mib=peak_rss_mib()))
+    for r in rows:
+        r.update(backend="cupy", workers=1, chunk=n, tool="cupy", version=cupy.__version__)
     return rows
 
 
@@ -201,6 +265,8 @@ def child(a):
     try:
         if peer.startswith("dask"):
             rows = run_dask(peer, variant, a)
+        elif peer == "cupy":
+            rows = run_cupy(variant, a)
         elif peer == "numpy":
             rows = run_numpy(variant, a)
         else:
@@ -219,7 +285,8 @@ def importable(mod, python):
 
 
 def base_row(peer, variant, a):
-    backend = {"dask-threads": "threads", "dask-single": "single-threaded"}.get(peer, peer)
+    backend = {"dask-threads": "threads", "dask-single": "single-threaded",
+               "dask-cupy": "cupy+threads"}.get(peer, peer)
     return dict(tool=peer.split("-")[0], variant=variant, backend=backend, workers=None,
                 n=a.n, chunk=a.chunk, repeat=a.repeat)
 
@@ -269,6 +336,8 @@ def main():
     rows = []
     for peer in peers:
         mod = "dask.array" if peer.startswith("dask") else "numpy"
+        if peer in GPU_PEERS:
+            mod = "dask.array, cupy" if peer == "dask-cupy" else "cupy"
         ok, why = importable(mod, sys.executable)
         if not ok:
             msg = f"{mod} is not importable by {sys.executable} ({why})"
@@ -283,7 +352,8 @@ def main():
                       file=sys.stderr)
                 continue
             need = x_bytes * (2 if peer == "numpy" else 1)  # numpy: x and the x + 1 temporary
-            if (v == "c" or peer == "numpy") and ram and need > a.max_mem_fraction * ram:
+            on_host = peer not in GPU_PEERS  # GPU rows report their own out-of-memory
+            if on_host and (v == "c" or peer == "numpy") and ram and need > a.max_mem_fraction * ram:
                 msg = (f"needs {need / 1e9:.1f} GB in memory, more than "
                        f"{a.max_mem_fraction:.0%} of {ram / 1e9:.1f} GB RAM")
                 print(f"  {peer} {v}: skipped: {msg}", file=sys.stderr)
