@@ -3,13 +3,15 @@
 # executable here (nvcc, sm_90) and pack it with the shared libraries the bare GPU machine
 # lacks into .gpu/ (ignored by git), next to scripts/gpu-run.sh which runs them there.
 #
-#   scripts/gpu-bundle.sh [BUILD_DIR=build]
+#   scripts/gpu-bundle.sh [BUILD_DIR=build-gpu]
 #   then, with the device tool:  run(command="bash scripts/gpu-run.sh", carry=[".gpu"])
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
+build=${1:-build-gpu}
 bundle=${BUNDLE:-../shared/device/bundle.sh}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSERA_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+# Ninja builds the targets below in parallel (make's top level builds one target at a time).
+gen=(); if [[ ! -f "$build/CMakeCache.txt" ]] && command -v ninja >/dev/null; then gen=(-G Ninja); fi
+cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DTESSERA_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
 targets=(cuda_test_cuda_logic cuda_test_reduce_logic cuda_test_device cuda_test_random_device
          cuda_test_linalg_cuda cuda_test_backend_core cuda_test_backend_random
          cuda_test_backend_reduce cuda_test_backend_view cuda_test_backend_linalg
