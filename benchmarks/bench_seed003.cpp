@@ -247,7 +247,7 @@ struct config {
   std::uint64_t seed = 42;
   int repeat = 3;
   double max_mem_fraction = 0.5;
-  double device_bytes = 0;   // cuda rows: bytes x may use on the device ((c) is skipped above)
+  double device_bytes = 0;   // cuda rows: bytes x may take on the devices; (c) is skipped beyond
   bool verbose = true;
 };
 
