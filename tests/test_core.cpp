@@ -276,6 +276,64 @@ TEMPLATE_TEST_CASE("integer power is exact", "[elementwise]", TESSERA_TEST_BACKE
   CHECK(ts::compute(ts::pow(ts::full<std::int64_t>({1}, 3), 39), pol)(0) == 4052555153018976267LL);
 }
 
+namespace {
+/// NumPy's integer power: a^e by e multiplications modulo 2^bits; negative e: 0, except bases
+/// 1 (1) and -1 (+-1), Tessera's documented stand-in for NumPy's ValueError.
+template <class C>
+C reference_pow(C a, C e) {
+  if constexpr (std::is_signed_v<C>)
+    if (e < 0) return C(a == 1 ? 1 : a == -1 ? (e % 2 != 0 ? -1 : 1) : 0);
+  std::uint64_t r = 1;
+  for (C i = 0; i < e; ++i) r *= std::uint64_t(a);  // modulo 2^64, then truncated
+  return C(std::make_unsigned_t<C>(r));
+}
+
+template <class C, class P>
+void check_integer_pow(const P& pol, std::mt19937_64& rng, const std::uint64_t seed) {
+  std::vector<std::size_t> sh{97};
+  xt::xarray<C> base = xt::xarray<C>::from_shape(sh), ex = xt::xarray<C>::from_shape(sh);
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    base(i) = C(rng());  // any value of the type: most powers wrap
+    if (i % 3 == 0) base(i) = C(int(rng() % 7) - (std::is_signed_v<C> ? 3 : 0));
+    ex(i) = C(rng() % 70);
+    if (std::is_signed_v<C> && i % 11 == 0) ex(i) = C(-C(rng() % 5) - 1);
+  }
+  base(0) = std::numeric_limits<C>::min();
+  base(1) = C(std::is_signed_v<C> ? -1 : 1);
+  ex(1) = std::numeric_limits<C>::max();  // the longest exponent (odd for signed types)
+  if constexpr (std::is_signed_v<C>) ex(2) = std::numeric_limits<C>::min();
+  const ts::chunks_t ch{{40, 57}};
+  auto got = ts::compute(ts::pow(ts::from_xtensor(base, ch), ts::from_xtensor(ex, ch)), pol);
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    INFO("seed " << seed << " " << sizeof(C) * 8 << "-bit " << (std::is_signed_v<C> ? "int" : "uint")
+                 << " base " << std::int64_t(base(i)) << " exponent " << std::int64_t(ex(i)));
+    if (i == 1) {  // (-1)^max = -1 (max is odd), 1^max = 1: too long for the reference loop
+      CHECK(got(1) == base(1));
+      continue;
+    }
+    CHECK(got(i) == reference_pow<C>(base(i), ex(i)));
+  }
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("integer power wraps as NumPy's and never overflows internally", "[elementwise]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(3939);
+  std::mt19937_64 rng(seed);
+  check_integer_pow<std::int8_t>(pol, rng, seed);
+  check_integer_pow<std::uint8_t>(pol, rng, seed);
+  check_integer_pow<std::int16_t>(pol, rng, seed);
+  check_integer_pow<std::uint16_t>(pol, rng, seed);
+  check_integer_pow<std::int32_t>(pol, rng, seed);
+  check_integer_pow<std::uint32_t>(pol, rng, seed);
+  check_integer_pow<std::int64_t>(pol, rng, seed);
+  check_integer_pow<std::uint64_t>(pol, rng, seed);
+  // 3^39 fits in int64 but 3^64 (the square after the last bit) does not: no overflow on the way.
+  CHECK(ts::compute(ts::pow(ts::full<std::int64_t>({1}, 3), 39), pol)(0) == 4052555153018976267LL);
+  CHECK(ts::compute(ts::pow(ts::full<std::int32_t>({1}, -2), 31), pol)(0) == std::numeric_limits<std::int32_t>::min());
+}
+
 TEMPLATE_TEST_CASE("rechunk keeps values and changes chunks", "[rechunk]", TESSERA_TEST_BACKENDS) {
   TestType pol{};
   const auto seed = test_seed(99);

@@ -79,8 +79,10 @@ TESSERA_FLOAT_UNARY(sin)
 TESSERA_FLOAT_UNARY(cos)
 #undef TESSERA_FLOAT_UNARY
 
-/// Power: floating operands use pow; integer operands use exact repeated squaring (a negative
-/// integer exponent gives 0 except for bases 1 and -1, where NumPy raises).
+/// Power: floating operands use pow; integer operands use repeated squaring in the unsigned
+/// type, so a result that does not fit wraps modulo 2^bits as NumPy's does, and nothing
+/// overflows on the way to one that fits (3^39 in int64). A negative integer exponent gives 0
+/// except for bases 1 and -1 (1, and +-1 by the exponent's parity), where NumPy raises.
 struct power {
   template <class A, class B>
   TESSERA_HD auto operator()(A a_, B b_) const {
@@ -90,17 +92,22 @@ struct power {
     } else if constexpr (std::is_same_v<C, bool>) {
       return bool(a_ || !b_);
     } else {
-      C base = C(a_), e = C(b_);
+      using U = std::make_unsigned_t<C>;
+      // Products of 8- and 16-bit values are taken in unsigned int (never promoted to int).
+      using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+      const C e = C(b_);
       if constexpr (std::is_signed_v<C>) {
-        if (e < 0) return C(base == 1 ? 1 : base == -1 ? ((-e) % 2 ? -1 : 1) : 0);
+        if (e < 0) {
+          const C base = C(a_);
+          return C(base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0);
+        }
       }
-      C r = 1;
-      while (e) {
-        if (e & 1) r = C(r * base);
-        base = C(base * base);
-        e = C(e >> 1);
+      W base = W(U(C(a_))), r = 1;
+      for (U k = U(e); k; k = U(k >> 1)) {
+        if (k & 1u) r = W(U(r * base));
+        if (k > 1u) base = W(U(base * base));  // no square after the last bit
       }
-      return r;
+      return C(U(r));
     }
   }
 };
