@@ -374,12 +374,33 @@ TEMPLATE_TEST_CASE("exact reductions do not depend on split_every", "[reduce]",
       return std::tuple{ts::compute(si, pol), ts::compute(sd, pol), ts::compute(md, pol)};
     };
     auto [i2, d2, m2] = run(2);
-    for (int split : {3, 4, 16}) {
+    for (int split : {3, 4, 16, std::numeric_limits<int>::max()}) {
       auto [i, d, m] = run(split);
       same_bits<std::int64_t, TestType>(i, i2, "int sum");
       same_bits<double, TestType>(d, d2, "double sum");
       same_bits<double, TestType>(m, m2, "double mean");
     }
+  }
+}
+
+TEMPLATE_TEST_CASE("a split_every above the block count is the one-node tree", "[reduce]",
+                   TESSERA_TEST_BACKENDS) {
+  const auto seed = test_seed(31);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> nd;
+  xt::xarray<double> a = xt::xarray<double>::from_shape({50, 41});
+  for (auto& v : a) v = nd(rng);  // inexact sums: the merge order shows in the last bits
+  auto x = ts::from_xtensor(a, {7, 5});  // 8 x 9 = 72 blocks
+  const auto pol = make_policy<TestType>(2);
+  for (int axis : {-1, 0, 1}) {
+    INFO("axis " << axis);
+    auto run = [&](int split) {
+      ts::reduce_options o{.split_every = split};
+      return ts::compute(axis < 0 ? ts::sum(x, o) : ts::sum(x, axis, o), pol);
+    };
+    // INT_MAX used to allocate a table of INT_MAX partials (16 GiB) per output block.
+    same_bits<double, TestType>(run(std::numeric_limits<int>::max()), run(72), "sum");
   }
 }
 

@@ -143,8 +143,10 @@ array<typename Op::result_type> execute_reduction(const host& pol, const E& e, c
   const index_t nK = plan.nK, nR = plan.nR;
   for (index_t k = 0; k < nK; ++k) out.block_data(k);  // output block k <-> kept block k
 
-  // Combine tree over the reduced-axes block index R, per output block K.
-  const index_t fan = spec.split_every;
+  // Combine tree over the reduced-axes block index R, per output block K. A fan-in above the
+  // number of blocks builds the same one-node tree: clamped, so split_every = INT_MAX does not
+  // allocate INT_MAX slots.
+  const index_t fan = std::min<index_t>(spec.split_every, std::max<index_t>(nR, 2));
   std::vector<index_t> level_n{nR}, level_base{0};
   index_t nodes = 0;
   while (level_n.back() > 1) {
