@@ -334,6 +334,33 @@ TEMPLATE_TEST_CASE("integer power wraps as NumPy's and never overflows internall
   CHECK(ts::compute(ts::pow(ts::full<std::int32_t>({1}, -2), 31), pol)(0) == std::numeric_limits<std::int32_t>::min());
 }
 
+TEMPLATE_TEST_CASE("float to integer casts are defined for every input", "[elementwise]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  xt::xarray<double> a{nan, inf, -inf, 3e9, -3e9, 2.7, -2.7, 2147483647.9, -2147483648.9,
+                       -0.5, 300.0, 255.9, 9.3e18, -9.3e18, 9.2e18, 1.9e19, -1.5};
+  auto x = ts::from_xtensor(a, {5});
+  auto i32 = ts::compute(ts::cast<std::int32_t>(x), pol);
+  auto u8 = ts::compute(ts::cast<std::uint8_t>(x), pol);
+  auto i64 = ts::compute(ts::cast<std::int64_t>(x), pol);
+  auto u64 = ts::compute(ts::cast<std::uint64_t>(x), pol);
+  const std::int32_t imax = std::numeric_limits<std::int32_t>::max(), imin = std::numeric_limits<std::int32_t>::min();
+  const std::int64_t lmax = std::numeric_limits<std::int64_t>::max(), lmin = std::numeric_limits<std::int64_t>::min();
+  const std::uint64_t umax = std::numeric_limits<std::uint64_t>::max();
+  // NaN -> 0, out of range -> the type's bound, in range -> truncated toward zero.
+  CHECK(same_values(i32, xt::xarray<std::int32_t>{0, imax, imin, imax, imin, 2, -2, imax, imin, 0,
+                                                   300, 255, imax, imin, imax, imax, -1}));
+  CHECK(same_values(u8, xt::xarray<std::uint8_t>{0, 255, 0, 255, 0, 2, 0, 255, 0, 0, 255, 255, 255,
+                                                  0, 255, 255, 0}));
+  CHECK(same_values(i64, xt::xarray<std::int64_t>{0, lmax, lmin, 3000000000LL, -3000000000LL, 2, -2,
+                                                   2147483647LL, -2147483648LL, 0, 300, 255, lmax, lmin,
+                                                   9200000000000000000LL, lmax, -1}));
+  CHECK(same_values(u64, xt::xarray<std::uint64_t>{0, umax, 0, 3000000000ULL, 0, 2, 0, 2147483647ULL, 0,
+                                                    0, 300, 255, 9300000000000000000ULL, 0,
+                                                    9200000000000000000ULL, umax, 0}));
+}
+
 TEMPLATE_TEST_CASE("rechunk keeps values and changes chunks", "[rechunk]", TESSERA_TEST_BACKENDS) {
   TestType pol{};
   const auto seed = test_seed(99);

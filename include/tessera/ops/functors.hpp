@@ -1,6 +1,7 @@
 // Element operations: stateless functors written once for host and device. Each converts its
 // operands to the NumPy result type before operating.
 #pragma once
+#include <limits>
 #include <type_traits>
 
 #include "../core/math.hpp"
@@ -142,12 +143,27 @@ struct select {
   }
 };
 
+/// Conversion to U. Floating to integer truncates toward zero and is defined for every input
+/// (a plain conversion is undefined behaviour out of range): NaN gives 0, values beyond U's
+/// range give its minimum or maximum (saturation, as the GPU's conversion instructions do).
 template <class U>
 struct cast_to {
   template <class A>
   TESSERA_HD U operator()(A a) const {
-    if constexpr (std::is_same_v<U, bool>) return a != A(0);
-    else return U(a);
+    if constexpr (std::is_same_v<U, bool>) {
+      return a != A(0);
+    } else if constexpr (std::is_floating_point_v<A> && std::is_integral_v<U>) {
+      // 2^digits, exact in A: the first value above U's maximum; -2^digits (signed) or 0
+      // (unsigned) is U's minimum, and every value in (min - 1, min) truncates to it.
+      constexpr A top = A(2) * A(U(1) << (std::numeric_limits<U>::digits - 1));
+      constexpr A bottom = std::is_signed_v<U> ? -top : A(0);
+      if (!(a == a)) return U(0);
+      if (a >= top) return std::numeric_limits<U>::max();
+      if (a < bottom) return std::numeric_limits<U>::min();
+      return U(a);
+    } else {
+      return U(a);
+    }
   }
 };
 
