@@ -395,6 +395,28 @@ TEMPLATE_TEST_CASE("slices follow NumPy basic indexing", "[view]", TESSERA_TEST_
   CHECK(values(ts::compute(ts::view(s, ts::ellipsis(), ts::newaxis(), ts::newaxis()), pol)) == V{5.0});
 }
 
+TEMPLATE_TEST_CASE("extreme steps select as NumPy's (no overflow at INT64_MIN)", "[view]",
+                   TESSERA_TEST_BACKENDS) {
+  using namespace ts::placeholders;
+  TestType pol{};
+  const ts::index_t lo = std::numeric_limits<ts::index_t>::min(), hi = std::numeric_limits<ts::index_t>::max();
+  xt::xarray<std::int64_t> a = xt::xarray<std::int64_t>::from_shape({5, 10});
+  for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = std::int64_t(i);
+  auto x = ts::from_xtensor(a, {2, 3});  // row stride 10: a huge step times it must not overflow
+  auto one = [&](const auto& v, std::int64_t expect) {
+    auto c = ts::compute(v, pol);
+    REQUIRE(c.size() == 1);
+    CHECK(c.data()[0] == expect);
+  };
+  // NumPy: a[::-2**63, ::2**63-1] == [[40]], a[3:-2**63:-2**63, 5::-2**63] == [[35]]
+  one(ts::view(x, ts::range(_, _, lo), ts::range(_, _, hi)), 40);
+  one(ts::view(x, ts::range(3, lo, lo), ts::range(5, _, lo)), 35);
+  one(ts::view(x, ts::range(lo, hi, hi), ts::range(hi, lo, lo)), 9);
+  // A view of a view: a[::2][::-2**63, 1::2**63-1] == [[41]]
+  one(ts::view(ts::view(x, ts::range(_, _, 2), ts::all()), ts::range(_, _, lo), ts::range(1, _, hi)), 41);
+  CHECK(ts::view(x, ts::range(_, _, lo), ts::all()).shape() == ts::shape_t{1, 10});
+}
+
 TEST_CASE("view arguments are validated", "[view][errors]") {
   using namespace ts::placeholders;
   auto x = ts::zeros<double>({4, 5}, {2, 2});

@@ -168,7 +168,10 @@ inline index_t ceil_div(index_t a, index_t b) {  // b > 0
 
 /// Resolves start:stop:step against an axis of length n with NumPy's rules (step != 0).
 inline resolved_range resolve(const range_t& r, index_t n) {
-  const index_t step = r.step;
+  // A step of INT64_MIN cannot be negated; -INT64_MAX selects the same single element of any
+  // axis (axes are shorter than 2^63 - 1), as NumPy's x[::-2**63] does.
+  const index_t step = r.step == std::numeric_limits<index_t>::min()
+                           ? -std::numeric_limits<index_t>::max() : r.step;
   const index_t lower = step > 0 ? 0 : -1, upper = step > 0 ? n : n - 1;
   auto clip = [&](index_t v) {
     if (v < 0) {
@@ -182,10 +185,12 @@ inline resolved_range resolve(const range_t& r, index_t n) {
   const index_t start = r.has_start ? clip(r.start) : (step > 0 ? lower : upper);
   const index_t stop = r.has_stop ? clip(r.stop) : (step > 0 ? upper : lower);
   resolved_range out;
-  out.step = step;
   if (step > 0) out.length = stop > start ? (stop - start - 1) / step + 1 : 0;
   else out.length = start > stop ? (start - stop - 1) / (-step) + 1 : 0;
   out.start = out.length > 0 ? start : 0;
+  // The step of a selection of at most one element is irrelevant: 1 keeps the products of
+  // later index maps (strides, composed views) from overflowing for huge steps.
+  out.step = out.length > 1 ? step : 1;
   return out;
 }
 
