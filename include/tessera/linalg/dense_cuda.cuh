@@ -145,6 +145,20 @@ class scratch {
 
 inline int ci(index_t v) { return int(std::max<index_t>(v, 1)); }
 
+/// c = alpha op(a) op(b) + beta c on device memory (column-major), on the handles' stream.
+template <class T>
+void gemm_device(handles& h, bool ta, bool tb, index_t m, index_t n, index_t k, T alpha,
+                 const T* a, index_t lda, const T* b, index_t ldb, T beta, T* c, index_t ldc) {
+  if (m == 0 || n == 0) return;
+  const auto opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if constexpr (std::is_same_v<T, double>)
+    TESSERA_CUBLAS_CHECK(cublasDgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, a, ci(lda), b,
+                                     ci(ldb), &beta, c, ci(ldc)));
+  else
+    TESSERA_CUBLAS_CHECK(cublasSgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, a, ci(lda), b,
+                                     ci(ldb), &beta, c, ci(ldc)));
+}
+
 inline void check_info(int info, const char* what) {
   if (info != 0)
     throw std::runtime_error(std::string("tessera::linalg: cuSOLVER ") + what +
@@ -472,13 +486,7 @@ struct dense<cuda> {
     // c is read only when beta != 0 (BLAS semantics: beta == 0 ignores NaNs in c); rows
     // m..ldc-1 of the host c are never touched.
     T* dc = beta == T(0) ? s.get<T>(m * n) : s.upload_matrix(c, m, n, ldc);
-    const auto opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-    if constexpr (std::is_same_v<T, double>)
-      TESSERA_CUBLAS_CHECK(cublasDgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, da, ci(ar), db, ci(br),
-                                       &beta, dc, ci(m)));
-    else
-      TESSERA_CUBLAS_CHECK(cublasSgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, da, ci(ar), db, ci(br),
-                                       &beta, dc, ci(m)));
+    gemm_device(h, ta, tb, m, n, k, alpha, da, ar, db, br, beta, dc, m);
     s.download_matrix(c, ldc, dc, m, n);
     s.sync();
   }

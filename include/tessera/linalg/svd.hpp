@@ -11,14 +11,16 @@
 namespace tessera::linalg {
 namespace detail {
 
-/// SVD of a tall (m >= n) matrix expression. vt gets column chunks `vcols`.
-template <class T, class X, class P>
-svd_result<T> svd_tall(const X& a, const P& pol, const tsqr_options& opt,
-                       const std::vector<index_t>& vcols) {
+/// SVD of a tall (m >= n) matrix expression from a TSQR: `factor(src)` runs pass 1 over the
+/// row source (factors with `k` and the host k x n `r`), `apply(f, x, kx)` stores Q x (the
+/// backend decides where). vt gets column chunks `vcols`.
+template <class T, class X, class P, class Factor, class Apply>
+auto svd_tall_with(const X& a, const P& pol, const tsqr_options& opt,
+                   const std::vector<index_t>& vcols, Factor&& factor, Apply&& apply) {
   const index_t n = a.shape()[1];
   auto rows = pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.max_dense_bytes);
   auto src = make_row_source(a, rows, pol);
-  auto f = tsqr_factor_source<T>(pol, src, opt);
+  auto f = factor(src);
   const index_t k = f.k;  // == n for m >= n
   std::vector<T> s(static_cast<std::size_t>(k)), ur(std::size_t(k * k)), vt(std::size_t(k * n));
   {
@@ -28,11 +30,20 @@ svd_result<T> svd_tall(const X& a, const P& pol, const tsqr_options& opt,
     });
   }
   svd_flip_v(vt.data(), k, n, ur.data(), k, k);
-  svd_result<T> res;
+  svd_result<T, decltype(apply(f, ur.data(), k))> res;
   res.s = array_from_vector(s.data(), k);
   res.vt = array_from_col_major(vt.data(), k, n, {k}, vcols);
-  res.u = tsqr_apply_array<T>(pol, f, ur.data(), k);
+  res.u = apply(f, ur.data(), k);
   return res;
+}
+
+/// SVD of a tall (m >= n) matrix expression, factors in host memory.
+template <class T, class X, class P>
+svd_result<T> svd_tall(const X& a, const P& pol, const tsqr_options& opt,
+                       const std::vector<index_t>& vcols) {
+  return svd_tall_with<T>(
+      a, pol, opt, vcols, [&](const auto& src) { return tsqr_factor_source<T>(pol, src, opt); },
+      [&](auto& f, const T* x, index_t kx) { return tsqr_apply_array<T>(pol, f, x, kx); });
 }
 
 }  // namespace detail

@@ -84,20 +84,6 @@ inline void synchronize_devices(const std::vector<int>& devs) noexcept {
   (void)cudaSetDevice(prev);
 }
 
-/// c = alpha op(a) op(b) + beta c on device memory (column-major), on the handles' stream.
-template <class T>
-void gemm_device(handles& h, bool ta, bool tb, index_t m, index_t n, index_t k, T alpha,
-                 const T* a, index_t lda, const T* b, index_t ldb, T beta, T* c, index_t ldc) {
-  if (m == 0 || n == 0) return;
-  const auto opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-  if constexpr (std::is_same_v<T, double>)
-    TESSERA_CUBLAS_CHECK(cublasDgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, a, ci(lda), b,
-                                     ci(ldb), &beta, c, ci(ldc)));
-  else
-    TESSERA_CUBLAS_CHECK(cublasSgemm(h.blas, opa, opb, int(m), int(n), int(k), &alpha, a, ci(lda), b,
-                                     ci(ldb), &beta, c, ci(ldc)));
-}
-
 /// Column-major rows x cols from src (ld sld) to dst (ld dld), any devices (cudaMemcpyDefault).
 template <class T>
 void copy_device_matrix(T* dst, index_t dld, const T* src, index_t sld, index_t rows, index_t cols,
@@ -308,26 +294,14 @@ device_array<T> device_tsqr_apply(const cuda& pol, device_tsqr<T>& f, const T* x
   return out;
 }
 
-/// SVD of a tall (m >= n) matrix expression on the devices; vt gets column chunks `vcols`.
+/// SVD of a tall (m >= n) matrix expression on the devices (svd.hpp's driver with the device
+/// TSQR passes); vt gets column chunks `vcols`.
 template <class T, class X>
 svd_result<T, device_array<T>> svd_tall_device(const X& a, const cuda& pol, const tsqr_options& opt,
                                                const std::vector<index_t>& vcols) {
-  const index_t n = a.shape()[1];
-  auto rows = detail::pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.max_dense_bytes);
-  auto src = detail::make_row_source(a, rows, pol);
-  auto f = device_tsqr_factor<T>(pol, src, opt);
-  const index_t k = f.k;
-  std::vector<T> s(static_cast<std::size_t>(k)), ur(static_cast<std::size_t>(k * k)),
-      vt(static_cast<std::size_t>(k * n));
-  dense<cuda>::single(pol, [&] {
-    dense<cuda>::gesdd(k, n, f.r.data(), k, s.data(), ur.data(), k, vt.data(), k);
-  });
-  detail::svd_flip_v(vt.data(), k, n, ur.data(), k, k);
-  svd_result<T, device_array<T>> res;
-  res.s = detail::array_from_vector(s.data(), k);
-  res.vt = detail::array_from_col_major(vt.data(), k, n, {k}, vcols);
-  res.u = device_tsqr_apply<T>(pol, f, ur.data(), k);
-  return res;
+  return detail::svd_tall_with<T>(
+      a, pol, opt, vcols, [&](const auto& src) { return device_tsqr_factor<T>(pol, src, opt); },
+      [&](auto& f, const T* x, index_t kx) { return device_tsqr_apply<T>(pol, f, x, kx); });
 }
 
 }  // namespace detail_cuda
