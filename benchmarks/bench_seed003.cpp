@@ -513,7 +513,7 @@ int main(int argc, char** argv) {
 #if SEED003_HAVE_CUDA
         if (use == "cuda") {
           // --threads on the CUDA backend: the number of devices (0 = every visible device).
-          const int visible = ts::detail::cu::devices().visible;
+          const int visible = ts::detail::cuda_backend::devices().visible;
           for (int t : thread_list) {
             for (int s : stream_list) {
               ts::cuda pol{.streams_per_device = s, .memory_limit = memory_limit};
@@ -521,7 +521,7 @@ int main(int argc, char** argv) {
               double dev_bytes = 0;
               for (int d = 0; d < k; ++d) {
                 pol.devices.push_back(d);
-                dev_bytes += memory_limit * double(ts::detail::cu::devices().devices[std::size_t(d)].total);
+                dev_bytes += memory_limit * double(ts::detail::cuda_backend::devices().devices[std::size_t(d)].total);
               }
               config cc = c;
               cc.device_bytes = dev_bytes;

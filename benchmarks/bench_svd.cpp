@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       ts::cuda pol{.streams_per_device = streams};
-      const int visible = ts::detail::cu::devices().visible;
+      const int visible = ts::detail::cuda_backend::devices().visible;
       const int k = threads == 0 ? visible : std::min(threads, visible);
       for (int d = 0; d < k; ++d) pol.devices.push_back(d);
       run_backend(pol, streams == 2 ? "cuda" : "cuda:s" + std::to_string(streams), k, o, header);

@@ -8,8 +8,10 @@ macro(run)
     message(FATAL_ERROR "failed (${rc}): ${ARGV}")
   endif()
 endmacro()
-run(${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/lib -G ${GENERATOR} -DTESSERA_BUILD_TESTS=OFF
-    -DTESSERA_BUILD_BENCHMARKS=OFF -DTESSERA_BUILD_EXAMPLES=OFF -DCMAKE_INSTALL_PREFIX=${prefix})
+# The standard switch turns the tests off, and then Catch2 is not needed (disabling it here
+# fails the configure if anything still asks for it).
+run(${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/lib -G ${GENERATOR} -DBUILD_TESTING=OFF
+    -DCMAKE_DISABLE_FIND_PACKAGE_Catch2=ON -DTESSERA_BUILD_BENCHMARKS=OFF -DTESSERA_BUILD_EXAMPLES=OFF -DCMAKE_INSTALL_PREFIX=${prefix})
 run(${CMAKE_COMMAND} --install ${WORK}/lib)
 run(${CMAKE_COMMAND} -S ${SOURCE}/examples -B ${WORK}/app -G ${GENERATOR}
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)

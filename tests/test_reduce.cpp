@@ -21,12 +21,6 @@ using namespace testing;
 
 namespace {
 
-template <class P>
-P make_policy(int threads) {
-  if constexpr (std::is_same_v<P, ts::host>) return ts::host{.threads = threads};
-  else return P{};
-}
-
 /// Flattened values as doubles (NaN kept).
 template <class E>
 std::vector<double> flat(const E& e) {
@@ -622,8 +616,8 @@ TEST_CASE("batch pairwise sum is exact for exactly representable sums of any len
       want += v[std::size_t(k)];  // exact: multiples of 1/8 far below 2^50
     }
     INFO("n " << n);
-    REQUIRE(ts::rop::pairwise_sum(v.data(), n) == want);
+    REQUIRE(ts::reducers::pairwise_sum(v.data(), n) == want);
     std::fill(v.begin() + n, v.end(), std::numeric_limits<double>::quiet_NaN());  // not read
-    REQUIRE(ts::rop::pairwise_sum(v.data(), n) == want);
+    REQUIRE(ts::reducers::pairwise_sum(v.data(), n) == want);
   }
 }

@@ -70,14 +70,9 @@ xt::xarray<double> dense_index(const shape_t& shape) {
   return a;
 }
 
-/// True for the CUDA scheduler's planning context (it probes where inputs live; no data bound).
+/// True for the placement probe (it finds where inputs live; no data bound).
 template <class Ctx>
-constexpr bool is_probe =
-#if defined(__CUDACC__) && __has_include(<tessera/cuda.hpp>)
-    std::is_same_v<Ctx, ts::detail::cu::probe_context>;
-#else
-    false;
-#endif
+constexpr bool is_probe = std::is_same_v<Ctx, ts::detail::placement_probe>;
 
 /// A stored leaf that records every box it is bound on for evaluation.
 struct bind_log {
@@ -476,7 +471,7 @@ TEST_CASE("view output chunks follow the one-input-chunk rule", "[view][chunks]"
 TEST_CASE("views compose into one remap", "[view][compose]") {
   using namespace ts::placeholders;
   auto a = ts::zeros<double>({6, 7, 8}, {2, 3, 4});
-  using R = ts::remap<ts::generated<ts::fn::constant<double>>>;
+  using R = ts::remap<ts::generated<ts::generators::constant<double>>>;
   auto v1 = ts::view(a, ts::range(_, _, 2), 1);
   auto v2 = ts::view(v1, ts::range(_, _, -1), ts::newaxis());
   auto v3 = ts::transpose(ts::view(ts::transpose(v2), 0, ts::ellipsis()));

@@ -14,13 +14,14 @@
 #include "tessera.hpp"
 #include "backend/cuda/check.cuh"
 #include "backend/cuda/plan.cuh"
+#include "backend/cuda/devices.cuh"
+#include "backend/cuda/staging.cuh"
+#include "backend/cuda/streams.cuh"
 #include "backend/cuda/policy.cuh"
 #include "backend/cuda/kernels.cuh"
 #include "backend/cuda/context.cuh"
 #include "backend/cuda/device_array.cuh"
 #include "backend/cuda/scheduler.cuh"
-#include "backend/cuda/evaluate.cuh"
+#include "backend/cuda/fold.cuh"
+#include "backend/cuda/backend.cuh"
 #include "backend/cuda/auto_backend.cuh"
-#if __has_include("reduce/reduction.hpp")
-#include "backend/cuda/reduce.cuh"
-#endif

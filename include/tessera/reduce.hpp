@@ -3,5 +3,5 @@
 // (docs/reductions.md).
 #pragma once
 #include "reduce/accumulators.hpp"
-#include "reduce/tree.hpp"
+#include "exec/drivers.hpp"
 #include "reduce/reduction.hpp"

@@ -7,7 +7,6 @@
 #include "core/errors.hpp"
 #include "core/grid.hpp"
 #include "core/expression.hpp"
-#include "core/kernel.hpp"
 #include "nodes/stored.hpp"
 #include "nodes/generated.hpp"
 #include "nodes/elementwise.hpp"

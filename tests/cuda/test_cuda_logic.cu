@@ -16,7 +16,7 @@
 #include "support/cases.hpp"
 
 namespace ts = tessera;
-namespace cu = tessera::detail::cu;
+namespace cuda_backend = tessera::detail::cuda_backend;
 using namespace testing;
 
 TEST_CASE("memory_limit accepts bytes or a fraction", "[cuda][policy]") {
@@ -42,15 +42,15 @@ TEST_CASE("memory_limit accepts bytes or a fraction", "[cuda][policy]") {
 }
 
 TEST_CASE("device lists resolve against the visible devices", "[cuda][policy]") {
-  CHECK(cu::resolve_devices({}, 3) == std::vector<int>{0, 1, 2});
-  CHECK(cu::resolve_devices({}, 0).empty());
-  CHECK(cu::resolve_devices({0, 2}, 3) == std::vector<int>{0, 2});
-  CHECK(cu::resolve_devices({2, 0}, 3) == std::vector<int>{2, 0});
-  CHECK_THROWS_AS(cu::resolve_devices({3}, 3), ts::invalid_argument);
-  CHECK_THROWS_AS(cu::resolve_devices({-1}, 3), ts::invalid_argument);
-  CHECK_THROWS_AS(cu::resolve_devices({1, 1}, 3), ts::invalid_argument);
+  CHECK(cuda_backend::resolve_devices({}, 3) == std::vector<int>{0, 1, 2});
+  CHECK(cuda_backend::resolve_devices({}, 0).empty());
+  CHECK(cuda_backend::resolve_devices({0, 2}, 3) == std::vector<int>{0, 2});
+  CHECK(cuda_backend::resolve_devices({2, 0}, 3) == std::vector<int>{2, 0});
+  CHECK_THROWS_AS(cuda_backend::resolve_devices({3}, 3), ts::invalid_argument);
+  CHECK_THROWS_AS(cuda_backend::resolve_devices({-1}, 3), ts::invalid_argument);
+  CHECK_THROWS_AS(cuda_backend::resolve_devices({1, 1}, 3), ts::invalid_argument);
   try {
-    cu::resolve_devices({0, 7}, 2);
+    cuda_backend::resolve_devices({0, 7}, 2);
     FAIL("no throw");
   } catch (const std::exception& e) {
     std::string m = e.what();
@@ -63,24 +63,24 @@ TEST_CASE("chunk-to-device assignment balances and follows data", "[cuda][schedu
   // No device-resident inputs: equal blocks go round-robin.
   std::vector<std::int64_t> work(8, 100);
   std::vector<std::vector<std::int64_t>> none(8);
-  CHECK(cu::assign_blocks(work, none, 2) == std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1});
-  CHECK(cu::assign_blocks(work, none, 3) == std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1});
-  CHECK(cu::assign_blocks(work, none, 1) == std::vector<int>(8, 0));
+  CHECK(cuda_backend::assign_blocks(work, none, 2) == std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1});
+  CHECK(cuda_backend::assign_blocks(work, none, 3) == std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1});
+  CHECK(cuda_backend::assign_blocks(work, none, 1) == std::vector<int>(8, 0));
   // Uneven blocks: least-loaded first.
-  CHECK(cu::assign_blocks({500, 100, 100, 100, 100, 100}, std::vector<std::vector<std::int64_t>>(6), 2) ==
+  CHECK(cuda_backend::assign_blocks({500, 100, 100, 100, 100, 100}, std::vector<std::vector<std::int64_t>>(6), 2) ==
         std::vector<int>{0, 1, 1, 1, 1, 1});
   // Data on device 1 for the first half, on device 0 for the second: kept where it lives.
   std::vector<std::vector<std::int64_t>> aff(8);
   for (int b = 0; b < 8; ++b) aff[std::size_t(b)] = b < 4 ? std::vector<std::int64_t>{0, 800}
                                                           : std::vector<std::int64_t>{800, 0};
-  CHECK(cu::assign_blocks(work, aff, 2) == std::vector<int>{1, 1, 1, 1, 0, 0, 0, 0});
+  CHECK(cuda_backend::assign_blocks(work, aff, 2) == std::vector<int>{1, 1, 1, 1, 0, 0, 0, 0});
   // Everything on device 0: it takes up to 1.25x its share, the rest balance out.
   for (auto& a : aff) a = {800, 0};
-  auto as = cu::assign_blocks(work, aff, 2);
+  auto as = cuda_backend::assign_blocks(work, aff, 2);
   CHECK(std::count(as.begin(), as.end(), 0) == 5);
   CHECK(std::count(as.begin(), as.end(), 1) == 3);
   // Deterministic.
-  CHECK(cu::assign_blocks(work, aff, 2) == as);
+  CHECK(cuda_backend::assign_blocks(work, aff, 2) == as);
 
   // Randomized: every block is assigned, and no device exceeds max(slack * share, share + max block).
   const auto seed = test_seed(8080);
@@ -101,7 +101,7 @@ TEST_CASE("chunk-to-device assignment balances and follows data", "[cuda][schedu
         a[b][rng() % std::size_t(ndev)] = 1 + std::int64_t(rng() % 100);
       }
     }
-    auto r = cu::assign_blocks(w, a, ndev);
+    auto r = cuda_backend::assign_blocks(w, a, ndev);
     std::vector<double> load(std::size_t(ndev), 0);
     for (std::size_t b = 0; b < n; ++b) {
       REQUIRE(r[b] >= 0);
@@ -113,14 +113,14 @@ TEST_CASE("chunk-to-device assignment balances and follows data", "[cuda][schedu
 }
 
 TEST_CASE("memory ledger keeps chunks under the limit", "[cuda][memory]") {
-  cu::memory_ledger l{{0, 0}, {100, 60}};
+  cuda_backend::memory_ledger l{{0, 0}, {100, 60}};
   CHECK(l.place(0, 50) == 0);
   CHECK(l.place(0, 40) == 0);
   CHECK(l.place(0, 40) == 1);   // device 0 has 10 left: spills to 1
   CHECK(l.place(1, 30) == -1);  // 10 and 20 left: nowhere
   CHECK(l.place(1, 20) == 1);
   CHECK(l.used == std::vector<std::size_t>{90, 60});
-  cu::memory_ledger m{{0, 0, 0}, {10, 50, 30}};
+  cuda_backend::memory_ledger m{{0, 0, 0}, {10, 50, 30}};
   CHECK(m.place(0, 20) == 1);  // most room
   CHECK(m.place(-1, 20) == 1);
   CHECK(m.place(-1, 20) == 2);
@@ -146,10 +146,10 @@ xt::xarray<typename E::value_type> eval_like_kernel(const E& e, int threads, int
     auto acc = e.bind(bx, ctx);
     ts::index_t off = 0;
     for (int d = 0; d < bx.rank(); ++d) off += bx.lo[d] * st[d];
-    for (ts::index_t row = 0; row < cu::box_rows(bx); ++row)
+    for (ts::index_t row = 0; row < cuda_backend::box_rows(bx); ++row)
       for (int y = 0; y < segments; ++y)
         for (int t = 0; t < threads; ++t)
-          cu::eval_row(acc, bx, row, out.data() + off, st, y * threads + t, segments * threads);
+          cuda_backend::eval_row(acc, bx, row, out.data() + off, st, y * threads + t, segments * threads);
   }
   return out;
 }
@@ -196,73 +196,81 @@ TEST_CASE("launch shapes", "[cuda][kernel]") {
     for (std::size_t d = 0; d < lo.size(); ++d) b.lo[int(d)] = lo[d], b.hi[int(d)] = hi[d];
     return b;
   };
-  auto s = cu::plan_launch(mk({0, 0}, {1000, 4096}));
+  auto s = cuda_backend::plan_launch(mk({0, 0}, {1000, 4096}));
   CHECK_FALSE(s.short_rows);
   CHECK(s.blocks == 1000);
   CHECK(s.threads == 256);
   CHECK(s.segments == 2);
-  s = cu::plan_launch(mk({0, 0}, {5000, 4096}));
+  s = cuda_backend::plan_launch(mk({0, 0}, {5000, 4096}));
   CHECK(s.segments == 1);  // enough rows to fill the device
-  s = cu::plan_launch(mk({0}, {1000000}));  // a 1-D chunk: one row over many blocks
+  s = cuda_backend::plan_launch(mk({0}, {1000000}));  // a 1-D chunk: one row over many blocks
   CHECK(s.blocks == 1);
   CHECK(s.segments == 1024);
-  s = cu::plan_launch(mk({0, 5}, {3, 45}));
+  s = cuda_backend::plan_launch(mk({0, 5}, {3, 45}));
   CHECK(s.threads == 64);
   CHECK(s.blocks == 3);
   CHECK(s.segments == 1);  // each thread keeps at least one element
-  s = cu::plan_launch(mk({0, 0}, {1000, 3}));
+  s = cuda_backend::plan_launch(mk({0, 0}, {1000, 3}));
   CHECK(s.short_rows);
   CHECK(s.blocks == 8);
-  s = cu::plan_launch(mk({}, {}));
+  s = cuda_backend::plan_launch(mk({}, {}));
   CHECK(s.short_rows);
   CHECK(s.blocks == 1);
-  s = cu::plan_launch(mk({0, 0}, {ts::index_t(1) << 30, 64}));
+  s = cuda_backend::plan_launch(mk({0, 0}, {ts::index_t(1) << 30, 64}));
   CHECK(s.blocks == 1u << 20);  // grid-stride beyond
-  CHECK(cu::box_rows(mk({2, 3, 4}, {5, 7, 9})) == 12);
-  CHECK(cu::box_row_length(mk({2, 3, 4}, {5, 7, 9})) == 5);
+  CHECK(cuda_backend::box_rows(mk({2, 3, 4}, {5, 7, 9})) == 12);
+  CHECK(cuda_backend::box_row_length(mk({2, 3, 4}, {5, 7, 9})) == 5);
 }
 
-namespace {
-/// A stand-in for a device-resident array whose chunks are "on" given devices (no memory):
-/// exercises the affinity probe and planning without a GPU.
-struct fake_resident : ts::expression<fake_resident> {
+namespace fake {
+/// A stand-in for a device-resident array whose chunks are "on" given devices (no memory): a
+/// chunk store whose blocks report device memory spaces; exercises the shared placement probe
+/// and the CUDA planning without a GPU.
+struct fake_device_store {
   using value_type = double;
   ts::chunk_grid g;
   std::vector<int> dev;
   const ts::chunk_grid& grid() const { return g; }
-  int block_device(ts::index_t b) const { return dev[std::size_t(b)]; }
+  ts::memory_space block_space(ts::index_t b) const { return ts::memory_space::on_device(dev[std::size_t(b)]); }
   const double* block_pointer(ts::index_t) const { return nullptr; }
-  template <class Ctx>
-  ts::stored_accessor<double> bind(const ts::box& b, Ctx& ctx) const {
-    if constexpr (!Ctx::on_host) return ctx.bind_device(*this, b);
-    else return {};
-  }
+  void read_block(ts::index_t, double*) const { FAIL("planning must not read chunks"); }
 };
-}  // namespace
+}  // namespace fake
+
+TEST_CASE("a stage result stays on the device", "[cuda][staging]") {
+  // Checked at compile time, so it holds without a GPU: on ts::cuda a reduction lowers to
+  // device-resident chunks (the next stage binds their device pointers), and persist keeps
+  // chunks on the devices; on the host both are host arrays.
+  auto x = ts::ones<double>({8, 6}, {2, 3});
+  STATIC_REQUIRE(std::is_same_v<decltype(ts::sum(x, {1}).lower(ts::cuda{})), ts::device_array<double>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(ts::persist(x, ts::cuda{})), ts::device_array<double>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(ts::mean(x).lower(ts::host{})), ts::array<double>>);
+  STATIC_REQUIRE(ts::chunk_store<ts::detail::cuda_backend::device_store<double>>);
+}
 
 TEST_CASE("affinity probe keeps chunks where their inputs live", "[cuda][scheduler]") {
-  fake_resident f;
-  f.g = ts::chunk_grid::make({8, 6}, {2, 6}, 8);  // 4 blocks of 12 elements
-  f.dev = {3, 3, 1, 1};
-  CHECK(f.block_pointer(0) == nullptr);
-  cu::probe_context p;
-  (void)f.bind(f.g.block_box(0), p);
-  REQUIRE(p.bytes.size() == 4);
-  CHECK(p.bytes[3] == 12 * 8);
-  CHECK(p.bytes[1] == 0);
+  auto store = std::make_shared<fake::fake_device_store>();
+  store->g = ts::chunk_grid::make({8, 6}, {2, 6}, 8);  // 4 blocks of 12 elements
+  store->dev = {3, 3, 1, 1};
+  auto f = ts::from_store(store);
+  ts::detail::placement_probe p;
+  (void)f.bind(store->g.block_box(0), p);
+  REQUIRE(p.bytes().size() == 1);
+  CHECK(p.bytes_in(ts::memory_space::on_device(3)) == 12 * 8);
+  CHECK(p.bytes_in(ts::memory_space::on_device(1)) == 0);
   // Output chunks of an expression on a different chunking: bytes per overlapping chunk.
-  cu::probe_context q;
+  ts::detail::placement_probe q;
   auto e = ts::rechunk(f + 1.0, {3, 3});
   ts::box bx = e.grid().block_box(2);  // rows 3..6, cols 0..3
   (void)e.bind(bx, q);
-  CHECK(q.bytes[3] == 1 * 3 * 8);
-  CHECK(q.bytes[1] == 2 * 3 * 8);
+  CHECK(q.bytes_in(ts::memory_space::on_device(3)) == 1 * 3 * 8);
+  CHECK(q.bytes_in(ts::memory_space::on_device(1)) == 2 * 3 * 8);
   // Planning over policy devices {1, 3}: blocks 0,1 -> device 3 (index 1), 2,3 -> device 1.
-  auto as = cu::plan_assignment(f * 2.0, {1, 3});
+  auto as = cuda_backend::plan_assignment(f * 2.0, {1, 3});
   CHECK(as == std::vector<int>{1, 1, 0, 0});
   // Host arrays have no affinity: round-robin.
   auto h = ts::from_xtensor(xt::xarray<double>::from_shape({8, 6}), {2, 6});
-  CHECK(cu::plan_assignment(h + 1.0, {0, 1}) == std::vector<int>{0, 1, 0, 1});
+  CHECK(cuda_backend::plan_assignment(h + 1.0, {0, 1}) == std::vector<int>{0, 1, 0, 1});
 }
 
 TEST_CASE("CUDA errors name the call, the device and the message", "[cuda][errors]") {
@@ -298,7 +306,7 @@ TEST_CASE("without a usable device: ts::cuda throws, auto_backend falls back", "
   WARN("no usable CUDA device: " << ts::cuda::unavailable_reason());
   CHECK_FALSE(p.on_device());
   CHECK_FALSE(ts::cuda::unavailable_reason().empty());
-  CHECK(cu::fallback_notice().find("runs on the host") != std::string::npos);
+  CHECK(cuda_backend::fallback_notice().find("runs on the host") != std::string::npos);
   CHECK_THROWS_AS(ts::compute(x, ts::cuda{}), std::runtime_error);
   CHECK_THROWS_AS(ts::persist(x, ts::cuda{}), std::runtime_error);
   CHECK_THROWS_AS(ts::item(ts::ones<double>({1}), ts::cuda{}), std::runtime_error);

@@ -101,7 +101,7 @@ TEST_CASE("multi-GPU: chunks spread over the devices, computed where they live",
   for (auto b : per) used += b > 0;
   CHECK(used >= 2);
   // Blocks assigned by affinity: an elementwise op over p keeps each chunk on its device.
-  auto plan = ts::detail::cu::plan_assignment(p + 1.0, ts::detail::cu::resolve_devices({}, visible()));
+  auto plan = ts::detail::cuda_backend::plan_assignment(p + 1.0, ts::detail::cuda_backend::resolve_devices({}, visible()));
   for (ts::index_t b = 0; b < p.grid().block_count(); ++b) CHECK(plan[std::size_t(b)] == p.block_device(b));
   // Cross-device gathers (peer copies): rechunk into one chunk.
   auto whole = ts::compute(ts::rechunk(p, {40, 100}), ts::cuda{.devices = {1}});
@@ -165,7 +165,7 @@ class nesting : public ts::expression<nesting> {
   const ts::chunk_grid& grid() const { return a_.grid(); }
   template <class Ctx>
   auto bind(const ts::box& b, Ctx& ctx) const {
-    if constexpr (!Ctx::on_host) (void)ts::compute(a_ * 2.0, ts::cuda{});
+    if constexpr (std::is_same_v<Ctx, ts::detail::cuda_backend::device_context>) (void)ts::compute(a_ * 2.0, ts::cuda{});
     return a_.bind(b, ctx);
   }
 

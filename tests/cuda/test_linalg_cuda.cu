@@ -201,11 +201,11 @@ TEMPLATE_TEST_CASE("device transpose and below-diagonal zeroing match the host",
     REQUIRE(cudaMalloc(&dd, dst.size() * sizeof(T)) == cudaSuccess);
     REQUIRE(cudaMemcpy(ds, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
     REQUIRE(cudaMemcpy(dd, dst.data(), dst.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-    ts::linalg::detail_cuda::row_to_col_major(ds, lds, rows, cols, dd, ldd, s);
+    ts::linalg::cuda_dense::row_to_col_major(ds, lds, rows, cols, dd, ldd, s);
     REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
     REQUIRE(cudaMemcpy(dst.data(), dd, dst.size() * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
     CHECK(dst == ref);  // padding rows ldd > rows keep their poison
-    ts::linalg::detail_cuda::zero_below_diagonal(dd, ldd, rows, cols, s);
+    ts::linalg::cuda_dense::zero_below_diagonal(dd, ldd, rows, cols, s);
     REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
     REQUIRE(cudaMemcpy(dst.data(), dd, dst.size() * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
     for (ts::index_t i = 0; i < rows; ++i)

@@ -12,7 +12,7 @@
 #include "support/cases.hpp"
 
 namespace ts = tessera;
-namespace cu = tessera::detail::cu;
+namespace cuda_backend = tessera::detail::cuda_backend;
 using namespace testing;
 
 namespace {
@@ -21,7 +21,7 @@ namespace {
 /// segment, thread states merged left to right (CUB's order for a non-commutative operator),
 /// segments merged left to right (as the host does after the copy back).
 template <class Op, class Acc>
-std::vector<typename Op::state> simulate(const Op& op, const Acc& acc, const cu::fold_layout& L,
+std::vector<typename Op::state> simulate(const Op& op, const Acc& acc, const cuda_backend::fold_layout& L,
                                          ts::index_t S, ts::index_t nt) {
   std::vector<typename Op::state> out;
   for (ts::index_t p = 0; p < L.P; ++p) {
@@ -30,9 +30,9 @@ std::vector<typename Op::state> simulate(const Op& op, const Acc& acc, const cu:
       auto blk = op.identity();
       for (ts::index_t t = 0; t < nt; ++t) {
         ts::index_t q0, q1;
-        cu::segment_range(L.Q, S, s, t, nt, q0, q1);
+        cuda_backend::segment_range(L.Q, S, s, t, nt, q0, q1);
         auto st = op.identity();
-        cu::fold_segment(op, acc, L, p, q0, q1, st);
+        cuda_backend::fold_segment(op, acc, L, p, q0, q1, st);
         if (t == 0) blk = st;
         else op.merge(blk, st);
       }
@@ -59,7 +59,7 @@ void compare_folds(std::mt19937_64& rng, const X& x, const Op& op, const ts::red
     if (bx.count() == 0) continue;
     ts::host_context ctx;
     auto acc = x.bind(bx, ctx);
-    const cu::fold_layout L = cu::make_fold_layout(bx, spec, istride);
+    const cuda_backend::fold_layout L = cuda_backend::make_fold_layout(bx, spec, istride);
     std::vector<typename Op::state> host(static_cast<std::size_t>(L.P), op.identity());
     ts::detail::fold_box(op, acc, bx, spec, istride, host.data());
     const ts::index_t S = 1 + ts::index_t(rng() % 4), nt = 1 + ts::index_t(rng() % 6);
@@ -85,11 +85,11 @@ TEST_CASE("device fold schedule equals the host chunk fold", "[cuda][reduce]") {
     ts::reduce_spec spec;
     for (int d = 0; d < r; ++d)
       if (rng() % 2) spec.mask |= 1u << d;
-    ts::rop::sum<int> isum;
+    ts::reducers::sum<int> isum;
     compare_folds(rng, ts::transpose(xi * 3 - 1), isum, spec, [](auto a, auto b) { return a == b; });
-    ts::rop::amin<double> mn;
+    ts::reducers::amin<double> mn;
     compare_folds(rng, xd, mn, spec, [](double a, double b) { return a == b; });
-    ts::rop::sum<double> dsum;
+    ts::reducers::sum<double> dsum;
     compare_folds(rng, xd + 0.5, dsum, spec, [](const auto& a, const auto& b) {
       return std::abs(a.value() - b.value()) <= 1e-12 * (1 + std::abs(b.value()));
     });
@@ -102,7 +102,7 @@ TEST_CASE("device fold schedule equals the host chunk fold", "[cuda][reduce]") {
       as.flat_index = true;
       as.mask = r == 0 ? 0u : (1u << r) - 1u;
     }
-    ts::rop::argmax<double> am;
+    ts::reducers::argmax<double> am;
     compare_folds(rng, xd, am, as, [](const auto& a, const auto& b) { return a.i == b.i && a.v == b.v; });
   }
 }
@@ -114,7 +114,7 @@ TEST_CASE("fold segments cover every element once", "[cuda][reduce]") {
       for (ts::index_t s = 0; s < S; ++s)
         for (ts::index_t t = 0; t < 128; ++t) {
           ts::index_t q0, q1;
-          cu::segment_range(Q, S, s, t, 128, q0, q1);
+          cuda_backend::segment_range(Q, S, s, t, 128, q0, q1);
           if (q1 > q0) {
             CHECK(q0 == prev);  // contiguous, in order
             prev = q1;
@@ -124,7 +124,7 @@ TEST_CASE("fold segments cover every element once", "[cuda][reduce]") {
       CHECK(covered == Q);
     }
   }
-  CHECK(cu::fold_segments(1, 1 << 24) == 1024);
-  CHECK(cu::fold_segments(1, 100) == 1);
-  CHECK(cu::fold_segments(1 << 20, 1 << 20) * (1 << 20) <= (1 << 22));
+  CHECK(cuda_backend::fold_segments(1, 1 << 24) == 1024);
+  CHECK(cuda_backend::fold_segments(1, 100) == 1);
+  CHECK(cuda_backend::fold_segments(1 << 20, 1 << 20) * (1 << 20) <= (1 << 22));
 }

@@ -7,7 +7,25 @@
 
 #if defined(__CUDACC__) && __has_include(<tessera/cuda.hpp>)
 #include <tessera/cuda.hpp>
+#endif
+
+// A test executable may choose its own list (the recipe backend's: tests/test_recipe_*.cpp).
+#ifndef TESSERA_TEST_BACKENDS
+#if defined(__CUDACC__) && __has_include(<tessera/cuda.hpp>)
 #define TESSERA_TEST_BACKENDS tessera::host, tessera::cuda
 #else
 #define TESSERA_TEST_BACKENDS tessera::host
 #endif
+#endif
+
+namespace testing {
+/// A policy of type P with `n` workers where P has such a knob (host threads, CUDA streams per
+/// device); P{} otherwise.
+template <class P>
+P make_policy(int n) {
+  P p{};
+  if constexpr (requires { p.threads = n; }) p.threads = n;
+  else if constexpr (requires { p.streams_per_device = n; }) p.streams_per_device = n;
+  return p;
+}
+}  // namespace testing

@@ -15,7 +15,7 @@
 //     batched (constexpr bool)                         true when fill() beats per-element calls
 //     fill(j0, n, out) (host)                          out[k] = (*this)(j0 + k), n <= batch_size
 //
-// A chunk kernel (core/kernel.hpp) binds the root once per output chunk and walks the chunk's
+// A chunk kernel (backend/host/kernel.hpp; backend/cuda/kernels.cuh) binds the root once per output chunk and walks the chunk's
 // box as rows along the last axis; every node maps a row of its output to a row of each input
 // (an affine index remap), so the whole expression is evaluated in one pass per chunk.
 #pragma once
@@ -53,7 +53,7 @@ struct expression : expression_tag {
     return derived();
   }
 
-  /// Evaluates into an xt::xarray (backend/host.hpp, backend/compute.hpp).
+  /// Evaluates into an xt::xarray (exec/drivers.hpp; ts::auto_backend: backend/cuda/auto_backend.cuh).
   template <class P = host>
   auto compute(const P& policy = P{}) const;
   /// The single element of a one-element array.

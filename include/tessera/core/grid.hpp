@@ -184,6 +184,44 @@ class chunk_grid {
     return index_t(std::upper_bound(o.begin() + 1, o.end() - 1, i) - (o.begin() + 1));
   }
 
+  /// Flat number of the block that contains index i (every i[d] inside the shape).
+  index_t block_containing(const ivec& i) const {
+    index_t flat = 0;
+    for (int d = 0; d < rank(); ++d) flat = flat * index_t(chunks_[d].size()) + block_along(d, i[d]);
+    return flat;
+  }
+  /// Calls f(flat block number) for every block overlapping box b (b.count() > 0), in
+  /// row-major block order; a 0-d grid has one block.
+  template <class F>
+  void for_each_block_in(const box& b, F&& f) const {
+    const int r = rank();
+    ivec lo, hi;
+    lo.n = hi.n = r;
+    for (int d = 0; d < r; ++d) {
+      lo[d] = block_along(d, b.lo[d]);
+      hi[d] = block_along(d, b.hi[d] - 1) + 1;
+    }
+    ivec k = lo;
+    while (true) {
+      index_t flat = 0;
+      for (int d = 0; d < r; ++d) flat = flat * index_t(chunks_[d].size()) + k[d];
+      f(flat);
+      int d = r - 1;
+      for (; d >= 0; --d) {
+        if (++k[d] < hi[d]) break;
+        k[d] = lo[d];
+      }
+      if (d < 0) return;
+    }
+  }
+  /// The box covering the whole array.
+  box whole() const {
+    box b;
+    b.lo.n = b.hi.n = rank();
+    for (int d = 0; d < rank(); ++d) b.hi[d] = shape_[std::size_t(d)];
+    return b;
+  }
+
   bool operator==(const chunk_grid& o) const { return shape_ == o.shape_ && chunks_ == o.chunks_; }
 
  private:

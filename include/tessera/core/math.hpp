@@ -6,7 +6,7 @@
 
 #include "../config.hpp"
 
-namespace tessera::hd {
+namespace tessera::portable_math {
 
 #define TESSERA_MATH1(name)                                            \
   TESSERA_HD inline float name(float x) { return ::name##f(x); }       \
@@ -29,4 +29,4 @@ TESSERA_HD constexpr bool isnan(T x) {
   else return false;
 }
 
-}  // namespace tessera::hd
+}  // namespace tessera::portable_math

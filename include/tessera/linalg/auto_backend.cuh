@@ -18,7 +18,7 @@ namespace tessera::linalg {
 template <expression_type X>
 qr_result<detail::real_of<X>, device_array<detail::real_of<X>>> tsqr(const X& a, const auto_backend& pol,
                                                                      const tsqr_options& opt = {}) {
-  if (tessera::detail::cu::auto_uses_gpu()) return tsqr(a, pol.gpu, opt);
+  if (tessera::detail::cuda_backend::auto_uses_gpu()) return tsqr(a, pol.gpu, opt);
   auto r = tsqr(a, pol.cpu, opt);
   return {device_array<detail::real_of<X>>::on_host(std::move(r.q)), std::move(r.r)};
 }
@@ -32,7 +32,7 @@ qr_result<detail::real_of<X>, device_array<detail::real_of<X>>> qr(const X& a, c
 template <expression_type X>
 svd_result<detail::real_of<X>, device_array<detail::real_of<X>>> svd(const X& a, const auto_backend& pol,
                                                                      const tsqr_options& opt = {}) {
-  if (tessera::detail::cu::auto_uses_gpu()) return svd(a, pol.gpu, opt);
+  if (tessera::detail::cuda_backend::auto_uses_gpu()) return svd(a, pol.gpu, opt);
   auto r = svd(a, pol.cpu, opt);
   return {device_array<detail::real_of<X>>::on_host(std::move(r.u)), std::move(r.s), std::move(r.vt)};
 }
@@ -40,13 +40,13 @@ svd_result<detail::real_of<X>, device_array<detail::real_of<X>>> svd(const X& a,
 template <expression_type X>
 svd_result<detail::real_of<X>> svd_compressed(const X& a, index_t k, const svd_compressed_options& opt,
                                               const auto_backend& pol) {
-  if (tessera::detail::cu::auto_uses_gpu()) return svd_compressed(a, k, opt, pol.gpu);
+  if (tessera::detail::cuda_backend::auto_uses_gpu()) return svd_compressed(a, k, opt, pol.gpu);
   return svd_compressed(a, k, opt, pol.cpu);
 }
 
 template <expression_type A, expression_type B>
 array<detail::real_of<A>> matmul(const A& a, const B& b, const auto_backend& pol) {
-  if (tessera::detail::cu::auto_uses_gpu()) return matmul(a, b, pol.gpu);
+  if (tessera::detail::cuda_backend::auto_uses_gpu()) return matmul(a, b, pol.gpu);
   return matmul(a, b, pol.cpu);
 }
 

@@ -10,8 +10,8 @@
 
 #include "../backend/host.hpp"
 #include "../compute.hpp"
-#include "../core/context.hpp"
-#include "../core/kernel.hpp"
+#include "../backend/host.hpp"
+
 #include "../nodes/rechunk.hpp"
 #include "../nodes/remap.hpp"
 #include "../nodes/stored.hpp"

@@ -25,11 +25,12 @@
 #include <cusolverDn.h>
 
 #include <algorithm>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
 #include "../backend/cuda/check.cuh"
-#include "../backend/cuda/scheduler.cuh"
+#include "../backend/cuda/backend.cuh"
 #include "dense_host.hpp"
 
 #define TESSERA_CUSOLVER_CHECK(expr) TESSERA_CUDA_LIB_CHECK("cuSOLVER", expr)
@@ -37,7 +38,7 @@
 
 namespace tessera::linalg {
 
-namespace detail_cuda {
+namespace cuda_dense {
 
 /// cuSOLVER/cuBLAS handles, a stream and a pinned staging arena of one host thread on one
 /// device. Intentionally never destroyed (as the scheduler's streams): the threads that own
@@ -49,7 +50,7 @@ struct handles {
   cudaStream_t stream = nullptr;
   cusolverDnHandle_t solver = nullptr;
   cublasHandle_t blas = nullptr;
-  tessera::detail::cu::pinned_arena arena;  // staging of host inputs in load()
+  tessera::detail::cuda_backend::pinned_arena arena;  // staging of host inputs in load()
 };
 
 inline handles& current() {
@@ -165,14 +166,14 @@ inline void check_info(int info, const char* what) {
                              " failed with info " + std::to_string(info));
 }
 
-}  // namespace detail_cuda
+}  // namespace cuda_dense
 
 template <>
 struct dense<cuda> {
   // --- execution ------------------------------------------------------------------------------
   static constexpr bool tree_path = false;
   static int concurrency(const cuda& pol) {
-    return int(tessera::detail::cu::policy_devices(pol).size()) * pol.streams_per_device;
+    return int(tessera::detail::cuda_backend::policy_devices(pol).size()) * pol.streams_per_device;
   }
   /// Small host-side work (dense factors, transposes of results) runs on all cores.
   static host host_side(const cuda&) { return host{}; }
@@ -182,12 +183,12 @@ struct dense<cuda> {
   /// when the policy has no usable device.
   template <class F>
   static void parallel(const cuda& pol, index_t n, F&& f) {
-    const std::vector<int> devs = tessera::detail::cu::policy_devices(pol);
+    const std::vector<int> devs = tessera::detail::cuda_backend::policy_devices(pol);
     const int slots = int(devs.size()) * pol.streams_per_device;
     tessera::detail::for_each_block(host{.threads = slots}, n, [&](index_t b) {
       int slot = tbb::this_task_arena::current_thread_index();
       if (slot < 0) slot = 0;
-      tessera::detail::cu::device_guard g(devs[std::size_t(slot) % devs.size()]);
+      tessera::detail::cuda_backend::device_guard g(devs[std::size_t(slot) % devs.size()]);
       f(b);
     });
   }
@@ -196,26 +197,25 @@ struct dense<cuda> {
   /// parallel(): the stacked R's QR, the k x k SVD).
   template <class F>
   static void single(const cuda& pol, F&& f) {
-    tessera::detail::cu::device_guard g(tessera::detail::cu::policy_devices(pol).front());
+    tessera::detail::cuda_backend::device_guard g(tessera::detail::cuda_backend::policy_devices(pol).front());
     f();
   }
 
   /// Box bx of the lowered expression, evaluated by the chunk kernel on the current device and
-  /// copied row-major (last axis contiguous) into the host buffer out.
+  /// copied row-major (last axis contiguous) into the host buffer out (backend<cuda>'s
+  /// eval_to_host, as a one-task run on the thread's linalg stream).
   template <class T, class L>
   static void load(const cuda&, const L& low, const box& bx, T* out) {
-    const index_t n = bx.count();
-    if (n == 0) return;
-    using namespace detail_cuda;
-    handles& h = current();
+    if (bx.count() == 0) return;
+    cuda_dense::handles& h = cuda_dense::current();
+    std::vector<std::function<void()>> after;
     {
-      tessera::detail::cu::device_context ctx(h.device, h.stream, h.arena);
-      auto acc = low.bind(bx, ctx);
-      T* d = ctx.template device_scratch<T>(n);
-      tessera::detail::cu::launch_eval(acc, bx, d, tessera::detail::box_strides(bx), h.stream);
-      TESSERA_CUDA_CHECK(cudaMemcpyAsync(out, d, std::size_t(n) * sizeof(T), cudaMemcpyDeviceToHost, h.stream));
+      backend<cuda>::task_env env(h.device, h.stream, h.arena, after);
+      auto acc = low.bind(bx, env.context());
+      backend<cuda>::eval_to_host(env, acc, bx, out, row_major_strides(bx));
     }  // scratch returned to the pool, ordered after the copy
     TESSERA_CUDA_CHECK(cudaStreamSynchronize(h.stream));
+    for (auto& f : after) f();
     h.arena.reset();
   }
 
@@ -229,9 +229,9 @@ struct dense<cuda> {
   // --- QR -------------------------------------------------------------------------------------
   /// geqrf on device memory (da: m x n, ld lda; dt: min(m, n)); info stays on the device.
   template <class T>
-  static void geqrf_device(detail_cuda::handles& h, detail_cuda::scratch& s, index_t m, index_t n,
+  static void geqrf_device(cuda_dense::handles& h, cuda_dense::scratch& s, index_t m, index_t n,
                            T* da, index_t lda, T* dt, int* info) {
-    using detail_cuda::ci;
+    using cuda_dense::ci;
     int lwork = 0;
     if constexpr (std::is_same_v<T, double>)
       TESSERA_CUSOLVER_CHECK(cusolverDnDgeqrf_bufferSize(h.solver, int(m), int(n), da, ci(lda), &lwork));
@@ -245,9 +245,9 @@ struct dense<cuda> {
   }
   /// orgqr on device memory: the first n columns of Q from k reflectors in da, dt.
   template <class T>
-  static void orgqr_device(detail_cuda::handles& h, detail_cuda::scratch& s, index_t m, index_t n,
+  static void orgqr_device(cuda_dense::handles& h, cuda_dense::scratch& s, index_t m, index_t n,
                            index_t k, T* da, index_t lda, const T* dt, int* info) {
-    using detail_cuda::ci;
+    using cuda_dense::ci;
     int lwork = 0;
     if constexpr (std::is_same_v<T, double>)
       TESSERA_CUSOLVER_CHECK(cusolverDnDorgqr_bufferSize(h.solver, int(m), int(n), int(k), da, ci(lda), dt, &lwork));
@@ -264,7 +264,7 @@ struct dense<cuda> {
   static void geqrf(index_t m, index_t n, T* a, index_t lda, T* tau) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
     if (m == 0 || n == 0) return;
-    using namespace detail_cuda;
+    using namespace cuda_dense;
     handles& h = current();
     scratch s(h);
     T* da = s.upload_matrix(a, m, n, lda);
@@ -283,7 +283,7 @@ struct dense<cuda> {
   static void orgqr(index_t m, index_t n, index_t k, T* a, index_t lda, const T* tau) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
     if (m == 0 || n == 0) return;
-    using namespace detail_cuda;
+    using namespace cuda_dense;
     handles& h = current();
     scratch s(h);
     T* da = s.upload_matrix(a, m, n, lda);
@@ -304,7 +304,7 @@ struct dense<cuda> {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
     const index_t kk = std::min(m, n);
     if (kk == 0) return 0;
-    using namespace detail_cuda;
+    using namespace cuda_dense;
     handles& h = current();
     scratch s(h);
     T* da = s.upload(a, m * n);
@@ -331,7 +331,7 @@ struct dense<cuda> {
                     index_t ldc) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
     if (m == 0 || n == 0) return;
-    using namespace detail_cuda;
+    using namespace cuda_dense;
     handles& h = current();
     scratch s(h);
     T* da = s.upload_matrix(a, m, k, lda);
@@ -376,7 +376,7 @@ struct dense<cuda> {
   template <class T>
   static int gesvdj(index_t m, index_t n, const T* a, index_t lda, T* s, T* u, index_t ldu, T* vt,
                     index_t ldvt) {
-    using namespace detail_cuda;
+    using namespace cuda_dense;
     const index_t k = std::min(m, n);
     handles& h = current();
     scratch sc(h);
@@ -425,7 +425,7 @@ struct dense<cuda> {
   template <class T>
   static void gesvd(index_t m, index_t n, T* a, index_t lda, T* s, T* u, index_t ldu, T* vt,
                     index_t ldvt) {
-    using namespace detail_cuda;
+    using namespace cuda_dense;
     const index_t k = std::min(m, n);
     const bool tr = m < n;
     const index_t M = tr ? n : m, N = tr ? m : n;  // factored matrix is M x N, M >= N
@@ -477,7 +477,7 @@ struct dense<cuda> {
                    index_t lda, const T* b, index_t ldb, T beta, T* c, index_t ldc) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
     if (m == 0 || n == 0) return;
-    using namespace detail_cuda;
+    using namespace cuda_dense;
     handles& h = current();
     scratch s(h);
     const index_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;

@@ -38,8 +38,8 @@
 
 #include "../backend/host.hpp"
 #include "../config.hpp"
-#include "../core/context.hpp"
-#include "../core/kernel.hpp"
+#include "../backend/host.hpp"
+
 #include "../nodes/stored.hpp"
 
 // OpenBLAS's own thread control (declared in OpenBLAS's cblas.h; declared here too so this
@@ -73,9 +73,9 @@ struct dense<host> {
   template <class T, class L>
   static void load(const host&, const L& low, const box& bx, T* out) {
     if (bx.count() == 0) return;
-    host_context ctx;
-    auto acc = low.bind(bx, ctx);
-    write_box(acc, bx, out, tessera::detail::box_strides(bx));
+    backend<host>::task_env env;
+    auto acc = low.bind(bx, env.context());
+    backend<host>::eval_to_host(env, acc, bx, out, row_major_strides(bx));
   }
 
   /// Sets OpenBLAS's thread count for the guard's lifetime (restored afterwards).

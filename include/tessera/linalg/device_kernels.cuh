@@ -7,7 +7,7 @@
 #include "../backend/cuda/check.cuh"
 #include "../core/grid.hpp"
 
-namespace tessera::linalg::detail_cuda {
+namespace tessera::linalg::cuda_dense {
 
 inline constexpr int transpose_tile = 32;
 
@@ -61,4 +61,4 @@ void zero_below_diagonal(T* a, index_t ld, index_t rows, index_t cols, cudaStrea
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
-}  // namespace tessera::linalg::detail_cuda
+}  // namespace tessera::linalg::cuda_dense

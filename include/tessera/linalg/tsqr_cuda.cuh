@@ -28,7 +28,7 @@
 #include "tsqr.hpp"
 
 namespace tessera::linalg {
-namespace detail_cuda {
+namespace cuda_dense {
 
 /// Device memory from the stream-ordered pool, owned by one object. Released in order on the
 /// legacy stream: the owner synchronizes the streams that used it first (device_tsqr does).
@@ -208,7 +208,7 @@ device_tsqr<T> device_tsqr_factor(const cuda& pol, const Src& src, const tsqr_op
   device_tsqr<T> f;
   const index_t n = src.n, B = src.blocks();
   f.n = n;
-  f.devices = tessera::detail::cu::policy_devices(pol);
+  f.devices = tessera::detail::cuda_backend::policy_devices(pol);
   f.rows.resize(std::size_t(B));
   f.kb.resize(std::size_t(B));
   for (index_t b = 0; b < B; ++b) {
@@ -231,10 +231,10 @@ device_tsqr<T> device_tsqr_factor(const cuda& pol, const Src& src, const tsqr_op
     auto& a = f.q[std::size_t(b)];
     a = device_buffer<T>(mb * n, h.device, h.stream);
     {
-      tessera::detail::cu::device_context ctx(h.device, h.stream, h.arena);
+      tessera::detail::cuda_backend::device_context ctx(h.device, h.stream, h.arena);
       auto acc = src.low.bind(bx, ctx);
       T* rm = ctx.template device_scratch<T>(mb * n);  // row-major, freed in stream order
-      tessera::detail::cu::launch_eval(acc, bx, rm, tessera::detail::box_strides(bx), h.stream);
+      tessera::detail::cuda_backend::launch_eval(acc, bx, rm, tessera::row_major_strides(bx), h.stream);
       row_to_col_major(rm, n, mb, n, a.get(), mb, h.stream);
     }
     qr_device(h, mb, n, a.get(), mb, f.rb[std::size_t(b)]);  // synchronizes the stream
@@ -265,7 +265,7 @@ device_array<T> device_tsqr_apply(const cuda& pol, device_tsqr<T>& f, const T* x
   device_array<T> out(chunk_grid({m, kx}, chunks_t{f.rows, {kx}}));
   try {
     dense<cuda>::parallel(pol, B, [&](index_t b) {
-      tessera::detail::cu::device_guard g(f.dev[std::size_t(b)]);  // where Q_b lives
+      tessera::detail::cuda_backend::device_guard g(f.dev[std::size_t(b)]);  // where Q_b lives
       handles& h = current();
       scratch s(h);
       const index_t mb = f.rows[std::size_t(b)], kb = f.kb[std::size_t(b)];
@@ -304,7 +304,7 @@ svd_result<T, device_array<T>> svd_tall_device(const X& a, const cuda& pol, cons
       [&](auto& f, const T* x, index_t kx) { return device_tsqr_apply<T>(pol, f, x, kx); });
 }
 
-}  // namespace detail_cuda
+}  // namespace cuda_dense
 
 /// QR by TSQR on the policy's devices: q (m x k) stays in device memory (a ts::device_array
 /// with a's row chunks), r (k x n) is a host array. See the header comment for the passes.
@@ -315,10 +315,10 @@ qr_result<detail::real_of<X>, device_array<detail::real_of<X>>> tsqr(const X& a,
   auto rows = detail::qr_row_blocks<T>(a, opt);  // checks a first
   const index_t n = a.shape()[1];
   auto src = detail::make_row_source(a, rows, pol);
-  auto f = detail_cuda::device_tsqr_factor<T>(pol, src, opt);
+  auto f = cuda_dense::device_tsqr_factor<T>(pol, src, opt);
   qr_result<T, device_array<T>> res;
   res.r = detail::array_from_col_major(f.r.data(), f.k, n, {f.k}, a.chunks()[1]);
-  res.q = detail_cuda::device_tsqr_apply<T>(pol, f, static_cast<const T*>(nullptr), f.k);
+  res.q = cuda_dense::device_tsqr_apply<T>(pol, f, static_cast<const T*>(nullptr), f.k);
   return res;
 }
 
@@ -338,9 +338,9 @@ svd_result<detail::real_of<X>, device_array<detail::real_of<X>>> svd(const X& a,
   detail::check_matrix(a, "svd");
   const index_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
   detail::check_dense_fits(a, k, k, sizeof(T), opt, "the SVD");
-  if (m >= n) return detail_cuda::svd_tall_device<T>(a, pol, opt, a.chunks()[1]);
+  if (m >= n) return cuda_dense::svd_tall_device<T>(a, pol, opt, a.chunks()[1]);
   // a' = U' S V'' : u = (V')' (m x k, small), vt = U'' (k x n).
-  auto t = detail_cuda::svd_tall_device<T>(transpose(a), pol, opt, a.chunks()[0]);
+  auto t = cuda_dense::svd_tall_device<T>(transpose(a), pol, opt, a.chunks()[0]);
   svd_result<T, device_array<T>> res;
   res.u = persist(transpose(t.vt), pol);
   res.s = t.s;

@@ -70,7 +70,7 @@ class generated : public expression<generated<F>> {
   ivec fstride_;
 };
 
-namespace fn {
+namespace generators {
 template <class T>
 struct constant {
   using value_type = T;
@@ -83,32 +83,32 @@ struct arange {
   T start, step;
   TESSERA_HD T operator()(index_t i) const { return T(start + T(i) * step); }
 };
-}  // namespace fn
+}  // namespace generators
 
 /// A 0-d constant (scalar operands of elementwise operations).
 template <class T>
-generated<fn::constant<T>> scalar(T v) {
-  return {fn::constant<T>{v}, chunk_grid{}};
+generated<generators::constant<T>> scalar(T v) {
+  return {generators::constant<T>{v}, chunk_grid{}};
 }
 
 /// An array of the given shape filled with `value`.
 template <class T, class V>
-generated<fn::constant<T>> full(const shape_t& shape, V value, const chunks_arg& chunks = {}) {
-  return {fn::constant<T>{T(value)}, chunk_grid::make(shape, chunks, sizeof(T))};
+generated<generators::constant<T>> full(const shape_t& shape, V value, const chunks_arg& chunks = {}) {
+  return {generators::constant<T>{T(value)}, chunk_grid::make(shape, chunks, sizeof(T))};
 }
 template <class T = double>
-generated<fn::constant<T>> zeros(const shape_t& shape, const chunks_arg& chunks = {}) {
+generated<generators::constant<T>> zeros(const shape_t& shape, const chunks_arg& chunks = {}) {
   return full<T>(shape, T(0), chunks);
 }
 template <class T = double>
-generated<fn::constant<T>> ones(const shape_t& shape, const chunks_arg& chunks = {}) {
+generated<generators::constant<T>> ones(const shape_t& shape, const chunks_arg& chunks = {}) {
   return full<T>(shape, T(1), chunks);
 }
 
 /// Evenly spaced values in [start, stop) (NumPy's arange): length ceil((stop - start) / step).
 template <class T, class A, class B, class C>
   requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>
-generated<fn::arange<T>> arange(A start, B stop, C step, const chunks_arg& chunks = {}) {
+generated<generators::arange<T>> arange(A start, B stop, C step, const chunks_arg& chunks = {}) {
   index_t n = 0;
   if constexpr (std::is_integral_v<A> && std::is_integral_v<B> && std::is_integral_v<C>) {
     if (step == 0) throw_invalid("arange step must not be zero");
@@ -122,16 +122,16 @@ generated<fn::arange<T>> arange(A start, B stop, C step, const chunks_arg& chunk
     double len = __builtin_ceil((b - a) / s);
     n = len > 0 ? index_t(len) : 0;
   }
-  return {fn::arange<T>{T(start), T(step)}, chunk_grid::make({n}, chunks, sizeof(T))};
+  return {generators::arange<T>{T(start), T(step)}, chunk_grid::make({n}, chunks, sizeof(T))};
 }
 template <class T, class A, class B>
   requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>
-generated<fn::arange<T>> arange(A start, B stop, const chunks_arg& chunks = {}) {
+generated<generators::arange<T>> arange(A start, B stop, const chunks_arg& chunks = {}) {
   return arange<T>(start, stop, 1, chunks);
 }
 template <class T, class B>
   requires std::is_arithmetic_v<B>
-generated<fn::arange<T>> arange(B stop, const chunks_arg& chunks = {}) {
+generated<generators::arange<T>> arange(B stop, const chunks_arg& chunks = {}) {
   return arange<T>(0, stop, 1, chunks);
 }
 

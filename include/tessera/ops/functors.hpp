@@ -60,7 +60,7 @@ struct negate {
 struct absolute {
   template <class A>
   TESSERA_HD A operator()(A a) const {
-    if constexpr (std::is_floating_point_v<A>) return hd::fabs(a);
+    if constexpr (std::is_floating_point_v<A>) return portable_math::fabs(a);
     else if constexpr (std::is_unsigned_v<A> || std::is_same_v<A, bool>) return a;
     else return A(a < 0 ? -a : a);
   }
@@ -70,7 +70,7 @@ struct absolute {
   struct name {                                     \
     template <class A>                              \
     TESSERA_HD auto operator()(A a) const {         \
-      return hd::name(float_of_t<A>(a));            \
+      return portable_math::name(float_of_t<A>(a));            \
     }                                               \
   };
 TESSERA_FLOAT_UNARY(exp)
@@ -89,7 +89,7 @@ struct power {
   TESSERA_HD auto operator()(A a_, B b_) const {
     using C = promote_t<A, B>;
     if constexpr (std::is_floating_point_v<C>) {
-      return hd::pow(C(a_), C(b_));
+      return portable_math::pow(C(a_), C(b_));
     } else if constexpr (std::is_same_v<C, bool>) {
       return bool(a_ || !b_);
     } else {
@@ -119,8 +119,8 @@ struct maximum {
   TESSERA_HD auto operator()(A a_, B b_) const {
     using C = promote_t<A, B>;
     C a = C(a_), b = C(b_);
-    if (hd::isnan(a)) return a;
-    if (hd::isnan(b)) return b;
+    if (portable_math::isnan(a)) return a;
+    if (portable_math::isnan(b)) return b;
     return a < b ? b : a;
   }
 };
@@ -129,8 +129,8 @@ struct minimum {
   TESSERA_HD auto operator()(A a_, B b_) const {
     using C = promote_t<A, B>;
     C a = C(a_), b = C(b_);
-    if (hd::isnan(a)) return a;
-    if (hd::isnan(b)) return b;
+    if (portable_math::isnan(a)) return a;
+    if (portable_math::isnan(b)) return b;
     return b < a ? b : a;
   }
 };

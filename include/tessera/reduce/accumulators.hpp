@@ -1,5 +1,5 @@
 // Per-element reduction accumulators: plain-data states with TESSERA_HD fold / merge /
-// finalize, shared by the host chunk kernel (reduce/tree.hpp) and a device block reduce.
+// finalize, shared by the host fold (backend/host/fold.hpp) and a device block reduce.
 //
 // Every op Op<T> (T = input element type) provides
 //   state                          plain data, one per output element of a partial
@@ -31,7 +31,7 @@ using sum_result_t = std::conditional_t<
 template <class T>
 using mean_result_t = std::conditional_t<std::is_floating_point_v<T>, T, double>;
 
-namespace rop {
+namespace reducers {
 
 /// Parameters every op carries (plain data).
 struct params {
@@ -45,7 +45,7 @@ struct compensated {
   F s = 0, c = 0;
   TESSERA_HD void add(F x) {
     F t = s + x;
-    c += hd::fabs(s) >= hd::fabs(x) ? (s - t) + x : (x - t) + s;
+    c += portable_math::fabs(s) >= portable_math::fabs(x) ? (s - t) + x : (x - t) + s;
     s = t;
   }
   TESSERA_HD void merge(const compensated& o) {
@@ -171,7 +171,7 @@ struct variance_base : params {
   TESSERA_HD result_type finalize(const state& st) const {
     index_t dof = st.n - ddof;
     double v = st.m2 / double(dof > 0 ? dof : 0);  // NumPy: divisor max(n - ddof, 0)
-    if constexpr (Sqrt) v = hd::sqrt(v);
+    if constexpr (Sqrt) v = portable_math::sqrt(v);
     return result_type(v);
   }
   /// Two passes over the batch (shifted mean, then squared deviations), merged by Chan's
@@ -239,8 +239,8 @@ struct extremum : params {
   }
   TESSERA_HD static bool better(T v, T cur) { return Max ? v > cur : v < cur; }
   TESSERA_HD void add(state& st, T v, index_t) const {
-    if (hd::isnan(st)) return;
-    if (hd::isnan(v) || better(v, st)) st = v;
+    if (portable_math::isnan(st)) return;
+    if (portable_math::isnan(v) || better(v, st)) st = v;
   }
   TESSERA_HD void merge(state& a, const state& b) const { add(a, b, 0); }
   TESSERA_HD result_type finalize(const state& st) const { return st; }
@@ -281,7 +281,7 @@ struct argext : params {
   /// ties to the lower index. Commutative, so merge order cannot change the answer.
   TESSERA_HD static bool better(T v, index_t i, const state& c) {
     if (c.i < 0) return true;
-    const bool vn = hd::isnan(v), cn = hd::isnan(c.v);
+    const bool vn = portable_math::isnan(v), cn = portable_math::isnan(c.v);
     if (vn || cn) return vn && (!cn || i < c.i);
     if (Max ? v > c.v : v < c.v) return true;
     return v == c.v && i < c.i;
@@ -349,5 +349,5 @@ struct count_nonzero : params {
   }
 };
 
-}  // namespace rop
+}  // namespace reducers
 }  // namespace tessera

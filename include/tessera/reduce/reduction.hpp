@@ -12,7 +12,8 @@
 #include "../core/expression.hpp"
 #include "../nodes/remap.hpp"
 #include "accumulators.hpp"
-#include "tree.hpp"
+#include "../exec/drivers.hpp"
+#include "../reduce/spec.hpp"
 
 namespace tessera {
 
@@ -122,7 +123,7 @@ auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, con
 #define TESSERA_REDUCTION(fname, opname, family)                                            \
   template <expression_type X>                                                              \
   auto fname(const X& x, const reduce_options& o = {}) {                                    \
-    return detail::make_reduction<rop::opname, detail::reduce_family::family>(               \
+    return detail::make_reduction<reducers::opname, detail::reduce_family::family>(               \
         x, detail::axes_arg{}, o, #fname);                                                  \
   }                                                                                         \
   template <expression_type X>                                                              \
@@ -132,7 +133,7 @@ auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, con
   template <expression_type X, class V>                                                     \
     requires std::is_same_v<V, std::vector<index_t>>                                        \
   auto fname(const X& x, const V& axes, const reduce_options& o = {}) {                     \
-    return detail::make_reduction<rop::opname, detail::reduce_family::family>(               \
+    return detail::make_reduction<reducers::opname, detail::reduce_family::family>(               \
         x, detail::axes_arg{false, axes}, o, #fname);                                       \
   }                                                                                         \
   template <expression_type X>                                                              \

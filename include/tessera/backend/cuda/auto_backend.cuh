@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "evaluate.cuh"
+#include "backend.cuh"
 
 namespace tessera {
 
@@ -14,7 +14,7 @@ struct auto_backend {
 };
 using best = auto_backend;
 
-namespace detail::cu {
+namespace detail::cuda_backend {
 
 /// The notice printed when auto_backend falls back to the host.
 inline std::string fallback_notice() {
@@ -30,18 +30,18 @@ inline bool auto_uses_gpu() {
   return false;
 }
 
-}  // namespace detail::cu
+}  // namespace detail::cuda_backend
 
 template <expression_type X>
 xt::xarray<typename X::value_type> compute(const X& x, const auto_backend& policy) {
-  if (detail::cu::auto_uses_gpu()) return compute(x, policy.gpu);
+  if (detail::cuda_backend::auto_uses_gpu()) return compute(x, policy.gpu);
   return compute(x, policy.cpu);
 }
 
 /// Device-resident chunks when on the GPU, host chunks (same type) otherwise.
 template <expression_type X>
 device_array<typename X::value_type> persist(const X& x, const auto_backend& policy) {
-  if (detail::cu::auto_uses_gpu()) return persist(x, policy.gpu);
+  if (detail::cuda_backend::auto_uses_gpu()) return persist(x, policy.gpu);
   return device_array<typename X::value_type>::on_host(persist(x, policy.cpu));
 }
 

@@ -15,7 +15,7 @@ struct cuda_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-namespace detail::cu {
+namespace detail::cuda_backend {
 
 /// The message of a failed call: "CUDA call `expr` failed on device 0: cudaErrorX: text (file:line)".
 inline std::string error_message(cudaError_t e, const char* expr, const char* file, int line) {
@@ -47,11 +47,11 @@ inline void check_status(int status, const char* lib, const char* expr, const ch
   }
 }
 
-}  // namespace detail::cu
+}  // namespace detail::cuda_backend
 }  // namespace tessera
 
 /// Runs a CUDA runtime call and throws tessera::cuda_error when it fails.
-#define TESSERA_CUDA_CHECK(expr) ::tessera::detail::cu::check((expr), #expr, __FILE__, __LINE__)
+#define TESSERA_CUDA_CHECK(expr) ::tessera::detail::cuda_backend::check((expr), #expr, __FILE__, __LINE__)
 /// Same for a library whose status type is an enum with success == 0.
 #define TESSERA_CUDA_LIB_CHECK(lib, expr) \
-  ::tessera::detail::cu::check_status(int(expr), lib, #expr, __FILE__, __LINE__)
+  ::tessera::detail::cuda_backend::check_status(int(expr), lib, #expr, __FILE__, __LINE__)

@@ -11,12 +11,11 @@
 #include <vector>
 
 #include "../../nodes/stored.hpp"
-#include "context.cuh"
-#include "policy.cuh"
+#include "devices.cuh"
 
 namespace tessera {
 
-namespace detail::cu {
+namespace detail::cuda_backend {
 
 /// Bytes of device_array chunks alive per device (what memory_limit is checked against).
 inline std::atomic<std::int64_t>& persisted_bytes(int dev) {
@@ -24,9 +23,12 @@ inline std::atomic<std::int64_t>& persisted_bytes(int dev) {
   return bytes[dev];
 }
 
+/// The chunk store behind device_array: chunks in device memory (one device per chunk), or
+/// host chunks (auto_backend's fallback on a machine without a device).
 template <class T>
 struct device_store {
-  chunk_grid grid;
+  using value_type = T;
+  chunk_grid grid_;
   std::vector<int> device;   // per block
   std::vector<T*> pointer;   // per block, device memory (stream-ordered pool)
   std::optional<array<T>> host;  // set instead when the chunks live on the host
@@ -43,39 +45,60 @@ struct device_store {
         // Every evaluation synchronizes its streams before returning, so no kernel still
         // reads the chunk; the free is ordered on the legacy stream.
         (void)cudaFreeAsync(pointer[b], 0);
-        persisted_bytes(device[b]) -= grid.block_box(index_t(b)).count() * index_t(sizeof(T));
+        persisted_bytes(device[b]) -= grid_.block_box(index_t(b)).count() * index_t(sizeof(T));
       }
       (void)cudaSetDevice(prev);
     }
   }
+
+  // --- the chunk store concept (store/chunk_store.hpp) ---
+  const chunk_grid& grid() const { return host ? host->grid() : grid_; }
+  memory_space block_space(index_t b) const {
+    return host ? memory_space::on_host() : memory_space::on_device(device[std::size_t(b)]);
+  }
+  const T* block_pointer(index_t b) const {
+    return host ? host->block_data(b) : pointer[std::size_t(b)];
+  }
+  /// Block b into host memory (a synchronous copy from its device).
+  void read_block(index_t b, T* out) const {
+    if (host) return host->store().read_block(b, out);
+    const index_t n = grid_.block_box(b).count();
+    if (n == 0) return;
+    device_guard guard(device[std::size_t(b)]);
+    TESSERA_CUDA_CHECK(cudaMemcpy(out, pointer[std::size_t(b)], std::size_t(n) * sizeof(T),
+                                  cudaMemcpyDeviceToHost));
+  }
 };
 
-}  // namespace detail::cu
+}  // namespace detail::cuda_backend
 
+/// Chunks in device memory, spread over the devices; a leaf node over device_store. Under the
+/// cuda policy a box binds to device pointers; under the host policy it is copied to host
+/// scratch (view_box and the binding contexts decide).
 template <class T>
 class device_array : public expression<device_array<T>> {
  public:
   using value_type = T;
 
-  device_array() : store_(std::make_shared<detail::cu::device_store<T>>()) {
+  device_array() : store_(std::make_shared<detail::cuda_backend::device_store<T>>()) {
     store_->host.emplace();
   }
   /// A grid with no chunks allocated yet (filled by persist).
-  explicit device_array(chunk_grid g) : store_(std::make_shared<detail::cu::device_store<T>>()) {
-    store_->grid = std::move(g);
-    const auto n = std::size_t(store_->grid.block_count());
+  explicit device_array(chunk_grid g) : store_(std::make_shared<detail::cuda_backend::device_store<T>>()) {
+    store_->grid_ = std::move(g);
+    const auto n = std::size_t(store_->grid_.block_count());
     store_->device.assign(n, -1);
     store_->pointer.assign(n, nullptr);
   }
   /// Wraps host chunks (auto_backend's fallback).
   static device_array on_host(array<T> a) {
     device_array d;
-    d.store_->grid = a.grid();
     d.store_->host.emplace(std::move(a));
     return d;
   }
 
-  const chunk_grid& grid() const { return store_->host ? store_->host->grid() : store_->grid; }
+  const chunk_grid& grid() const { return store_->grid(); }
+  const detail::cuda_backend::device_store<T>& store() const { return *store_; }
   /// True when the chunks are in device memory.
   bool on_device() const { return !store_->host.has_value(); }
   /// Device holding block b (-1 for host chunks).
@@ -107,45 +130,17 @@ class device_array : public expression<device_array<T>> {
     void* p = nullptr;
     TESSERA_CUDA_CHECK(cudaMallocAsync(&p, std::size_t(n) * sizeof(T), stream));
     store_->pointer[std::size_t(b)] = static_cast<T*>(p);
-    detail::cu::persisted_bytes(dev) += n * index_t(sizeof(T));
+    detail::cuda_backend::persisted_bytes(dev) += n * index_t(sizeof(T));
     return static_cast<T*>(p);
   }
 
   template <class Ctx>
   stored_accessor<T> bind(const box& b, Ctx& ctx) const {
-    if (!on_device()) return store_->host->bind(b, ctx);
-    if constexpr (!Ctx::on_host) {
-      return ctx.bind_device(*this, b);
-    } else {
-      // Host evaluation: copy the box to host scratch.
-      stored_accessor<T> acc;
-      if (b.count() == 0) return acc;
-      const chunk_grid& g = grid();
-      T* dst = ctx.template scratch<T>(b.count());
-      std::unique_ptr<T[]> tmp;
-      auto copy_block = [&](index_t f) {
-        const box blk = g.block_box(f);
-        const std::size_t bytes = std::size_t(blk.count()) * sizeof(T);
-        detail::cu::device_guard guard(block_device(f));
-        if (detail::cu::contains(b, blk) && detail::cu::contains(blk, b)) {
-          TESSERA_CUDA_CHECK(cudaMemcpy(dst, block_pointer(f), bytes, cudaMemcpyDeviceToHost));
-          return;
-        }
-        tmp.reset(new T[std::size_t(blk.count())]);
-        TESSERA_CUDA_CHECK(cudaMemcpy(tmp.get(), block_pointer(f), bytes, cudaMemcpyDeviceToHost));
-        detail::copy_box_overlap(tmp.get(), blk, dst, b);
-      };
-      if (g.rank() == 0) copy_block(0);
-      else detail::cu::for_each_overlapping_block(g, b, copy_block);
-      acc.p = dst;
-      acc.origin = b.lo;
-      acc.stride = detail::box_strides(b);
-      return acc;
-    }
+    return view_box(*store_, b, ctx);
   }
 
  private:
-  std::shared_ptr<detail::cu::device_store<T>> store_;
+  std::shared_ptr<detail::cuda_backend::device_store<T>> store_;
 };
 
 }  // namespace tessera

@@ -8,7 +8,7 @@
 #include "check.cuh"
 #include "plan.cuh"
 
-namespace tessera::detail::cu {
+namespace tessera::detail::cuda_backend {
 
 /// Long rows: gridDim.y thread blocks per row (grid-stride over rows in x), the threads of a
 /// row's blocks stride along it; each thread binds the row's line once. Few long rows (1-D
@@ -62,4 +62,4 @@ void launch_eval(const Acc& acc, const box& b, T* out, const ivec& ostride, cuda
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
-}  // namespace tessera::detail::cu
+}  // namespace tessera::detail::cuda_backend

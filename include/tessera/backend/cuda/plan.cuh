@@ -41,7 +41,7 @@ class memory_size {
   double fraction_ = 0.9;  // default: 90% of each device
 };
 
-namespace detail::cu {
+namespace detail::cuda_backend {
 
 /// Most devices one process drives (per-device tables are sized by it).
 inline constexpr int max_devices = 64;
@@ -160,5 +160,5 @@ TESSERA_HD void eval_row(const Acc& acc, const box& b, index_t row, T* out, cons
   for (index_t j = j0; j < n; j += dj) dst[j] = T(line(j));
 }
 
-}  // namespace detail::cu
+}  // namespace detail::cuda_backend
 }  // namespace tessera

@@ -12,38 +12,10 @@
 #include <thread>
 #include <vector>
 
-#include "context.cuh"
+#include "../../exec/placement.hpp"
 #include "policy.cuh"
 
-namespace tessera::detail::cu {
-
-/// One stream with its pinned staging arena.
-struct stream_slot {
-  cudaStream_t stream = nullptr;
-  pinned_arena arena;
-};
-
-/// Per-device resources kept for the process (streams are created once and reused); the mutex
-/// serializes evaluations that use the same device.
-struct device_resources {
-  std::mutex m;
-  std::vector<std::unique_ptr<stream_slot>> slots;
-  void ensure(int dev, int n) {
-    while (int(slots.size()) < n) {
-      auto s = std::make_unique<stream_slot>();
-      device_guard g(dev);
-      TESSERA_CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-      slots.push_back(std::move(s));
-    }
-  }
-};
-
-inline device_resources& resources(int dev) {
-  // Intentionally never destroyed: streams and pinned memory must not be released after the
-  // CUDA runtime has shut down at process exit.
-  static device_resources* r = new device_resources[max_devices];
-  return r[dev];
-}
+namespace tessera::detail::cuda_backend {
 
 /// A chunk task: enqueues work on the slot's stream and returns what to run on the host once
 /// the stream is idle (may be empty).
@@ -136,26 +108,31 @@ inline void run_on_devices(const std::vector<int>& devs, int streams_per_device,
   if (first) std::rethrow_exception(first);
 }
 
-/// Assigns the blocks of a lowered expression to the policy's devices (affinity to where its
-/// device-resident inputs live, balanced by elements) and returns the block lists per device.
-template <class E>
-std::vector<int> plan_assignment(const E& e, const std::vector<int>& devs) {
-  const chunk_grid& g = e.grid();
-  const index_t n = g.block_count();
+/// Assigns chunk tasks to the policy's devices: affinity to where their stored inputs live
+/// (the shared placement probe, exec/placement.hpp), balanced by elements.
+template <class Tasks>
+std::vector<int> plan_assignment(const Tasks& tasks, const std::vector<int>& devs) {
+  const index_t n = tasks.count();
   std::vector<std::int64_t> work(static_cast<std::size_t>(n));
   std::vector<std::vector<std::int64_t>> affinity(static_cast<std::size_t>(n));
-  for (index_t b = 0; b < n; ++b) {
-    const box bx = g.block_box(b);
-    work[std::size_t(b)] = bx.count();
-    if (bx.count() == 0) continue;
-    probe_context probe;
-    (void)e.bind(bx, probe);
-    auto& a = affinity[std::size_t(b)];
+  for (index_t t = 0; t < n; ++t) {
+    work[std::size_t(t)] = tasks.work(t);
+    if (work[std::size_t(t)] == 0) continue;
+    const placement_probe probe = tasks.where(t);
+    auto& a = affinity[std::size_t(t)];
     a.assign(devs.size(), 0);
     for (std::size_t k = 0; k < devs.size(); ++k)
-      if (std::size_t(devs[k]) < probe.bytes.size()) a[k] = probe.bytes[std::size_t(devs[k])];
+      a[k] = probe.bytes_in(memory_space::on_device(devs[k]));
   }
   return assign_blocks(work, affinity, int(devs.size()));
+}
+
+/// plan_assignment over the output chunks of a lowered expression.
+template <expression_type E>
+std::vector<int> plan_assignment(const E& e, const std::vector<int>& devs) {
+  const chunk_grid& g = e.grid();
+  return plan_assignment(make_tasks(e, g.block_count(), [&g](index_t b) { return g.block_box(b); }),
+                         devs);
 }
 
 inline std::vector<std::vector<index_t>> blocks_per_device(const std::vector<int>& assignment,
@@ -166,27 +143,5 @@ inline std::vector<std::vector<index_t>> blocks_per_device(const std::vector<int
   return out;
 }
 
-}  // namespace tessera::detail::cu
+}  // namespace tessera::detail::cuda_backend
 
-namespace tessera {
-
-inline void cuda::release_memory() {
-  const auto& inv = detail::cu::devices();
-  for (int d = 0; d < inv.visible && d < detail::cu::max_devices; ++d) {
-    if (!inv.devices[std::size_t(d)].usable) continue;
-    detail::cu::device_guard g(d);
-    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // stream-ordered frees must complete first
-    {
-      // Pinned staging arenas of idle streams (an evaluation in progress keeps its own).
-      auto& res = detail::cu::resources(d);
-      std::unique_lock lock(res.m, std::try_to_lock);
-      if (lock.owns_lock())
-        for (auto& s : res.slots) s->arena.free_all();
-    }
-    cudaMemPool_t pool;
-    TESSERA_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, d));
-    TESSERA_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
-  }
-}
-
-}  // namespace tessera

@@ -3,7 +3,7 @@
 #pragma once
 #include <algorithm>
 
-#include "expression.hpp"
+#include "../../core/expression.hpp"
 
 namespace tessera {
 

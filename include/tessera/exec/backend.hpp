@@ -1,0 +1,53 @@
+// The backend seam: what an execution policy's backend supplies. Every driver (compute,
+// persist, item, reductions with their combine tree, linalg's row-block loads) is written once
+// over these primitives (exec/drivers.hpp); ts::host (backend/host/) and ts::cuda
+// (backend/cuda/) are two instances, and a new backend is one more specialization.
+//
+//   template <> struct tessera::backend<P> {
+//     static constexpr bool defined = true;
+//     template <class T> using array_type = ...;     // what a stage produces on P (persist,
+//                                                     // a reduction): its own chunk store node
+//     static void check(const P&);                   // validate the policy (throws)
+//     template <class T>
+//     static array_type<T> make_array(const P&, const chunk_grid&);
+//
+//     // Run tasks.count() chunk tasks, body(env, t) each, with placement (tasks.where(t):
+//     // bytes of input per memory space; tasks.output_bytes(t): bytes the task leaves resident
+//     // in array_type storage); the first failure is rethrown after every task has stopped.
+//     template <class Tasks, class Body>
+//     static void run_tasks(const P&, const Tasks& tasks, Body&& body);
+//
+//     // Inside a task, with its env:
+//     env.context()                                   // the binding context for bind(box, ctx)
+//     env.then(f)                                     // f() on the host once the task's work
+//                                                     // is complete (at once on the host)
+//     static void eval(env, acc, box, T* dst, ivec stride);          // fused kernel, dst in
+//                                                                     // the env's memory space
+//     static void eval_to_host(env, acc, box, T* host_dst, ivec stride); // result in host
+//                                                                     // memory after then()
+//     static void fold(env, op, acc, box, spec, istride, state* host_partials); // reduction
+//                                                                     // partials, after then()
+//     template <class T>
+//     static T* block_destination(env, array_type<T>&, index_t block); // where persist writes
+//     template <class T, class Fill>
+//     static void write_block(const P&, array_type<T>&, index_t block, Fill fill);
+//                                                     // fill(T* host) gives the block's values
+//                                                     // (reduction results); any thread
+//   };
+//
+// Dense linear algebra adds linalg::dense<P> (linalg/dense_host.hpp, linalg/dense_cuda.cuh).
+#pragma once
+
+namespace tessera {
+
+/// Specialized per execution policy (see above); the primary template marks "not a backend".
+template <class P>
+struct backend {
+  static constexpr bool defined = false;
+};
+
+/// A policy type with a backend: the drivers accept it.
+template <class P>
+concept execution_policy = backend<P>::defined;
+
+}  // namespace tessera

@@ -1,0 +1,152 @@
+// The drivers, written once over the backend primitives (exec/backend.hpp):
+//   evaluate_into / compute    a lowered expression, chunk by chunk, into a dense host buffer
+//   persist                    into the backend's own chunked storage (array_type)
+//   item                       the one element of a one-element expression
+//   execute_reduction          fold tasks per input chunk + the shared combine tree; the
+//                              result is the backend's own storage, so the next stage reads
+//                              it where it is (on ts::cuda: on the device)
+#pragma once
+#include <xtensor/xarray.hpp>
+
+#include "../core/expression.hpp"
+#include "../reduce/spec.hpp"
+#include "backend.hpp"
+#include "combine.hpp"
+#include "placement.hpp"
+
+namespace tessera {
+
+namespace detail {
+
+/// Row-major strides of a shape.
+inline ivec row_major_strides(const shape_t& s) {
+  box b;
+  b.lo.n = b.hi.n = int(s.size());
+  for (int d = 0; d < b.rank(); ++d) b.hi[d] = s[std::size_t(d)];
+  return tessera::row_major_strides(b);
+}
+
+/// Evaluates a lowered expression chunk by chunk into a dense row-major host buffer.
+template <execution_policy P, class E, class T>
+void evaluate_into(const E& e, const P& pol, T* out) {
+  using B = backend<P>;
+  const chunk_grid& g = e.grid();
+  const ivec st = row_major_strides(g.shape());
+  auto tasks = make_tasks(e, g.block_count(), [&g](index_t b) { return g.block_box(b); });
+  B::run_tasks(pol, tasks, [&](auto& env, index_t b) {
+    const box bx = g.block_box(b);
+    if (bx.count() == 0) return;
+    auto acc = e.bind(bx, env.context());
+    index_t off = 0;
+    for (int d = 0; d < bx.rank(); ++d) off += bx.lo[d] * st[d];
+    B::eval_to_host(env, acc, bx, out + off, st);
+  });
+}
+
+/// Evaluates a lowered expression into the backend's chunked storage (same grid).
+template <execution_policy P, class E>
+auto persist_lowered(const E& e, const P& pol) {
+  using B = backend<P>;
+  using T = typename E::value_type;
+  const chunk_grid& g = e.grid();
+  auto out = B::template make_array<T>(pol, g);
+  auto tasks = make_tasks(e, g.block_count(), [&g](index_t b) { return g.block_box(b); },
+                          index_t(sizeof(T)));
+  B::run_tasks(pol, tasks, [&](auto& env, index_t b) {
+    const box bx = g.block_box(b);
+    T* dst = B::block_destination(env, out, b);
+    if (bx.count() == 0) return;
+    auto acc = e.bind(bx, env.context());
+    B::eval(env, acc, bx, dst, row_major_strides(bx));
+  });
+  return out;
+}
+
+}  // namespace detail
+
+/// Evaluates x with `policy` and returns a dense xt::xarray on the host.
+template <expression_type X, execution_policy P = host>
+xt::xarray<typename X::value_type> compute(const X& x, const P& policy = P{}) {
+  using T = typename X::value_type;
+  backend<P>::check(policy);
+  auto low = x.lower(policy);
+  std::vector<std::size_t> sh(x.shape().begin(), x.shape().end());
+  auto out = xt::xarray<T>::from_shape(sh);
+  if (x.size() > 0) detail::evaluate_into(low, policy, out.data());
+  return out;
+}
+
+/// Evaluates x into the policy's chunked storage (same chunks), usable in new expressions:
+/// ts::array on the host, ts::device_array on ts::cuda.
+template <expression_type X, execution_policy P = host>
+auto persist(const X& x, const P& policy = P{}) {
+  backend<P>::check(policy);
+  return detail::persist_lowered(x.lower(policy), policy);
+}
+
+/// The single element of a one-element expression.
+template <expression_type X, class P = host>
+typename X::value_type item(const X& x, const P& policy = P{}) {
+  if (x.size() != 1)
+    throw_invalid("item() needs an array of exactly one element, got shape ", x.shape());
+  return *compute(x, policy).data();
+}
+
+/// Runs a reduction of the lowered expression `e` with `pol` into the backend's storage with
+/// grid `out_grid` (called by reduction::lower).
+template <execution_policy P, class Op, class E>
+auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec& spec,
+                       const chunk_grid& out_grid) {
+  using B = backend<P>;
+  using R = typename Op::result_type;
+  using state = typename Op::state;
+  auto out = B::template make_array<R>(pol, out_grid);
+  if (out_grid.size() == 0) return out;
+
+  const detail::reduction_plan plan(e.grid(), spec);
+  const index_t nR = plan.nR;
+  // Output block K <-> kept-axes block K; its partials: the kept elements of K.
+  detail::combine_tree<Op> tree(op, plan.nK, nR, spec.split_every,
+                                [&](index_t K) { return out_grid.block_box(K).count(); });
+  auto finish = [&](index_t K, const state* root) {
+    const index_t n = out_grid.block_box(K).count();
+    B::write_block(pol, out, K, [&](R* dst) {
+      for (index_t j = 0; j < n; ++j) dst[j] = op.finalize(root[std::size_t(j)]);
+    });
+  };
+  // Task t folds input block (K = t / nR, R = t % nR): consecutive tasks feed one output
+  // block, so only a few output blocks have pending partials at any time.
+  auto tasks = detail::make_tasks(e, plan.tasks(), [&plan](index_t t) { return plan.task_box(t); });
+  B::run_tasks(pol, tasks, [&](auto& env, index_t t) {
+    const box bx = plan.task_box(t);
+    state* part = tree.leaf(t);
+    if (bx.count() > 0) {
+      auto acc = e.bind(bx, env.context());
+      B::fold(env, op, acc, bx, spec, plan.istride, part);
+    }
+    env.then([&tree, &finish, t] { tree.deliver(t, finish); });
+  });
+  return out;
+}
+
+namespace detail {
+// Unqualified call: overloads for policies that are not backends (ts::auto_backend) are found
+// by argument-dependent lookup.
+template <class X, class P>
+auto compute_adl(const X& x, const P& policy) {
+  return compute(x, policy);
+}
+}  // namespace detail
+
+template <class D>
+template <class P>
+auto expression<D>::compute(const P& policy) const {
+  return detail::compute_adl(derived(), policy);
+}
+template <class D>
+template <class P>
+auto expression<D>::item(const P& policy) const {
+  return tessera::item(derived(), policy);
+}
+
+}  // namespace tessera

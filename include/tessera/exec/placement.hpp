@@ -1,0 +1,75 @@
+// Where a chunk task's inputs live, found once for every backend: the placement probe is a
+// binding context that binds nothing and records the bytes of stored input per memory space.
+// A backend with several memory spaces (devices, ranks) runs a task where most of its input is.
+#pragma once
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "../store/chunk_store.hpp"
+
+namespace tessera::detail {
+
+class placement_probe {
+ public:
+  memory_space space() const { return memory_space::elsewhere(-1); }
+  bool can_read(memory_space) const { return false; }  // every stored box reaches gather()
+  template <chunk_store S>
+  const typename S::value_type* gather(const S& s, const box& b) {
+    const chunk_grid& g = s.grid();
+    g.for_each_block_in(b, [&](index_t f) {
+      add(s.block_space(f), intersect(g.block_box(f), b).count() *
+                                std::int64_t(sizeof(typename S::value_type)));
+    });
+    return nullptr;
+  }
+  /// Bytes of bound input in memory space m.
+  std::int64_t bytes_in(memory_space m) const {
+    for (auto& [s, n] : bytes_)
+      if (s == m) return n;
+    return 0;
+  }
+  const std::vector<std::pair<memory_space, std::int64_t>>& bytes() const { return bytes_; }
+
+ private:
+  void add(memory_space m, std::int64_t n) {
+    for (auto& [s, k] : bytes_)
+      if (s == m) {
+        k += n;
+        return;
+      }
+    bytes_.emplace_back(m, n);
+  }
+  std::vector<std::pair<memory_space, std::int64_t>> bytes_;
+};
+
+/// The chunk tasks of one driver: task t evaluates (or folds) box_of(t) of the lowered
+/// expression `expr`; output_itemsize > 0 when each task leaves its box resident in the
+/// backend's storage (persist).
+template <class E, class BoxOf>
+struct chunk_tasks {
+  const E& expr;
+  BoxOf box_of;
+  index_t n;
+  index_t output_itemsize = 0;
+
+  index_t count() const { return n; }
+  box task_box(index_t t) const { return box_of(t); }
+  /// Elements the task evaluates (its share of the work).
+  index_t work(index_t t) const { return box_of(t).count(); }
+  /// Bytes of the task's inputs per memory space.
+  placement_probe where(index_t t) const {
+    placement_probe p;
+    const box b = box_of(t);
+    if (b.count() > 0) (void)expr.bind(b, p);
+    return p;
+  }
+  std::int64_t output_bytes(index_t t) const { return box_of(t).count() * output_itemsize; }
+};
+
+template <class E, class BoxOf>
+chunk_tasks<E, BoxOf> make_tasks(const E& e, index_t n, BoxOf box_of, index_t output_itemsize = 0) {
+  return {e, std::move(box_of), n, output_itemsize};
+}
+
+}  // namespace tessera::detail

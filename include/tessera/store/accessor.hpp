@@ -1,0 +1,42 @@
+// The accessor a stored box binds to: strided memory in the binding context's memory space
+// (a chunk read in place, or a gathered copy of the box). Plain data for host and device code.
+#pragma once
+#include <cstring>
+
+#include "../core/expression.hpp"
+
+namespace tessera {
+
+/// Line over strided memory.
+template <class T>
+struct strided_line : line_base<strided_line<T>> {
+  using value_type = T;
+  const T* p;
+  index_t s;
+  TESSERA_HD T operator()(index_t j) const { return p[j * s]; }
+  void fill(index_t j0, index_t n, T* out) const {
+    const T* q = p + j0 * s;
+    if (s == 1) std::memcpy(out, q, std::size_t(n) * sizeof(T));
+    else
+      for (index_t k = 0; k < n; ++k) out[k] = q[k * s];
+  }
+};
+
+/// Accessor over row-major memory (a chunk or a gathered box) whose first element has global
+/// index `origin`.
+template <class T>
+struct stored_accessor {
+  using value_type = T;
+  const T* p = nullptr;
+  ivec origin, stride;
+  TESSERA_HD strided_line<T> line(const ivec& start, int axis, index_t step) const {
+    index_t off = 0;
+    for (int d = 0; d < start.n; ++d) off += (start[d] - origin[d]) * stride[d];
+    strided_line<T> l;
+    l.p = p + off;
+    l.s = axis >= 0 ? step * stride[axis] : 0;
+    return l;
+  }
+};
+
+}  // namespace tessera
