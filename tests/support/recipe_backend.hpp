@@ -105,9 +105,10 @@ class staged_context {
 
 }  // namespace recipe
 
-/// 4. The primitives.
+/// 4. The primitives. The toy space is CPU-addressable memory, so the host's kernels (eval,
+/// fold) serve as its own: inherited from backend<host>; the rest is the toy's.
 template <>
-struct tessera::backend<recipe::staged> {
+struct tessera::backend<recipe::staged> : tessera::backend<tessera::host> {
   static constexpr bool defined = true;
   template <class T>
   using array_type = recipe::staged_array<T>;
@@ -133,20 +134,10 @@ struct tessera::backend<recipe::staged> {
       body(env, t);
     }
   }
-  // The toy space is CPU-addressable, so the host's chunk kernel and fold serve as its kernels.
   template <class Acc, class T>
-  static void eval(task_env&, const Acc& acc, const box& b, T* dst, const ivec& stride) {
-    write_box(acc, b, dst, stride);
-  }
-  template <class Acc, class T>
-  static void eval_to_host(task_env&, const Acc& acc, const box& b, T* dst, const ivec& stride) {
+  static void eval_to_host(task_env& env, const Acc& acc, const box& b, T* dst, const ivec& stride) {
     ++recipe::transfers().results_to_host;
-    write_box(acc, b, dst, stride);
-  }
-  template <class Op, class Acc>
-  static void fold(task_env&, const Op& op, const Acc& acc, const box& b, const reduce_spec& spec,
-                   const ivec& istride, typename Op::state* partials) {
-    detail::fold_box(op, acc, b, spec, istride, partials);
+    backend<host>::eval_to_host(env, acc, b, dst, stride);
   }
   template <class T>
   static T* block_destination(task_env&, array_type<T>& out, index_t b) {

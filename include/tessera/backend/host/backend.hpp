@@ -44,16 +44,18 @@ struct backend<host> {
     });
   }
 
-  template <class Acc, class T>
-  static void eval(task_env&, const Acc& acc, const box& b, T* dst, const ivec& stride) {
+  // The kernels take any task environment: a backend whose memory the CPU addresses (the
+  // recipe backend of docs/architecture.md) reuses them.
+  template <class Env, class Acc, class T>
+  static void eval(Env&, const Acc& acc, const box& b, T* dst, const ivec& stride) {
     write_box(acc, b, dst, stride);
   }
-  template <class Acc, class T>
-  static void eval_to_host(task_env&, const Acc& acc, const box& b, T* dst, const ivec& stride) {
+  template <class Env, class Acc, class T>
+  static void eval_to_host(Env&, const Acc& acc, const box& b, T* dst, const ivec& stride) {
     write_box(acc, b, dst, stride);
   }
-  template <class Op, class Acc>
-  static void fold(task_env&, const Op& op, const Acc& acc, const box& b, const reduce_spec& spec,
+  template <class Env, class Op, class Acc>
+  static void fold(Env&, const Op& op, const Acc& acc, const box& b, const reduce_spec& spec,
                    const ivec& istride, typename Op::state* partials) {
     detail::fold_box(op, acc, b, spec, istride, partials);
   }
