@@ -199,8 +199,10 @@ TEMPLATE_TEST_CASE("device transpose and below-diagonal zeroing match the host",
     T *ds = nullptr, *dd = nullptr;
     REQUIRE(cudaMalloc(&ds, src.size() * sizeof(T)) == cudaSuccess);
     REQUIRE(cudaMalloc(&dd, dst.size() * sizeof(T)) == cudaSuccess);
-    REQUIRE(cudaMemcpy(ds, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-    REQUIRE(cudaMemcpy(dd, dst.data(), dst.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
+    // On s itself: a legacy-stream cudaMemcpy from pageable memory may still be in flight when
+    // it returns, and a non-blocking stream does not wait for it (this raced on an H100).
+    REQUIRE(cudaMemcpyAsync(ds, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice, s) == cudaSuccess);
+    REQUIRE(cudaMemcpyAsync(dd, dst.data(), dst.size() * sizeof(T), cudaMemcpyHostToDevice, s) == cudaSuccess);
     ts::linalg::cuda_dense::row_to_col_major(ds, lds, rows, cols, dd, ldd, s);
     REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
     REQUIRE(cudaMemcpy(dst.data(), dd, dst.size() * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);

@@ -133,8 +133,13 @@ struct backend<cuda> {
     int dev = 0;
     TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
     T* d = out.allocate_block(b, dev, nullptr);
-    if (n > 0)
-      TESSERA_CUDA_CHECK(cudaMemcpy(d, h.get(), std::size_t(n) * sizeof(T), cudaMemcpyHostToDevice));
+    if (n == 0) return;
+    // A cudaMemcpy from pageable memory can return before its DMA lands, and the next stage's
+    // kernels run on non-blocking streams that do not wait for the legacy stream: wait for it
+    // (without this, reductions read stale pool memory on an H100).
+    TESSERA_CUDA_CHECK(cudaMemcpyAsync(d, h.get(), std::size_t(n) * sizeof(T), cudaMemcpyHostToDevice,
+                                       nullptr));
+    TESSERA_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   }
 
  private:
