@@ -170,7 +170,7 @@ TEMPLATE_TEST_CASE("from_xtensor round trip on random chunkings", "[create]", TE
   TestType pol{};
   const auto seed = test_seed(20261121);
   std::mt19937_64 rng(seed);
-  for (int it = 0; it < 200; ++it) {
+  for (int it = 0; it < test_iterations(200); ++it) {
     auto shape = random_shape(rng, 0, 4, 9);
     auto chunks = random_chunks(rng, shape);
     INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " chunks "
@@ -188,7 +188,7 @@ TEMPLATE_TEST_CASE("elementwise expressions match xtensor", "[elementwise]", TES
   TestType pol{};
   const auto seed = test_seed(7001);
   std::mt19937_64 rng(seed);
-  for (int it = 0; it < 150; ++it) {
+  for (int it = 0; it < test_iterations(150); ++it) {
     auto shape = random_shape(rng, 0, 4, 8);
     INFO("seed " << seed << " iteration " << it << " shape " << describe(shape));
     auto da = testing::random_data<double>(rng, shape);
@@ -222,7 +222,7 @@ TEMPLATE_TEST_CASE("broadcasting follows NumPy", "[elementwise][broadcast]", TES
   TestType pol{};
   const auto seed = test_seed(4242);
   std::mt19937_64 rng(seed);
-  for (int it = 0; it < 150; ++it) {
+  for (int it = 0; it < test_iterations(150); ++it) {
     auto shape = random_shape(rng, 1, 4, 7);
     // A compatible shape: drop leading axes, set some axes to 1.
     ts::shape_t other(shape.begin() + std::ptrdiff_t(rng() % (shape.size() + 1)), shape.end());
@@ -365,7 +365,7 @@ TEMPLATE_TEST_CASE("rechunk keeps values and changes chunks", "[rechunk]", TESSE
   TestType pol{};
   const auto seed = test_seed(99);
   std::mt19937_64 rng(seed);
-  for (int it = 0; it < 100; ++it) {
+  for (int it = 0; it < test_iterations(100); ++it) {
     auto shape = random_shape(rng, 0, 4, 9);
     INFO("seed " << seed << " iteration " << it << " shape " << describe(shape));
     auto dense = testing::random_data<double>(rng, shape);
@@ -385,7 +385,7 @@ TEMPLATE_TEST_CASE("transpose and swapaxes", "[remap]", TESSERA_TEST_BACKENDS) {
   TestType pol{};
   const auto seed = test_seed(1234);
   std::mt19937_64 rng(seed);
-  for (int it = 0; it < 100; ++it) {
+  for (int it = 0; it < test_iterations(100); ++it) {
     auto shape = random_shape(rng, 1, 4, 6);
     INFO("seed " << seed << " iteration " << it << " shape " << describe(shape));
     auto dense = testing::random_data<double>(rng, shape);

@@ -164,7 +164,7 @@ TEMPLATE_TEST_CASE("svd of tall matrices matches LAPACK (double)", "[linalg][svd
   TestType pol{};
   const auto seed = test_seed(6001);
   std::mt19937_64 rng(seed);
-  for (int it = 0; it < 12; ++it) {
+  for (int it = 0; it < test_iterations(12); ++it) {
     auto c = random_tall(rng, 300, 40);
     auto d = testing::random_data<double>(rng, c.shape);
     INFO("seed " << seed << " iteration " << it << " shape " << describe(c.shape) << " chunks "
@@ -179,7 +179,7 @@ TEMPLATE_TEST_CASE("svd of tall matrices matches LAPACK (float)", "[linalg][svd]
   TestType pol{};
   const auto seed = test_seed(6002);
   std::mt19937_64 rng(seed);
-  for (int it = 0; it < 8; ++it) {
+  for (int it = 0; it < test_iterations(8); ++it) {
     auto c = random_tall(rng, 200, 24);
     auto d = testing::random_data<float>(rng, c.shape);
     INFO("seed " << seed << " iteration " << it << " shape " << describe(c.shape) << " chunks "
@@ -223,7 +223,7 @@ TEMPLATE_TEST_CASE("svd special shapes and inputs", "[linalg][svd]", TESSERA_TES
     CHECK(s(13) <= 1e-12 * s(0));  // three exact zeros
   }
   SECTION("short-fat by transposition") {
-    for (int it = 0; it < 4; ++it) {
+    for (int it = 0; it < test_iterations(4); ++it) {
       auto c = random_tall(rng, 150, 30);
       shape_t sh{c.shape[1], c.shape[0]};
       auto ch = random_chunks(rng, sh);
@@ -299,7 +299,7 @@ TEMPLATE_TEST_CASE("qr and tsqr: Q R = A, Q orthonormal", "[linalg][qr]", TESSER
   TestType pol{};
   const auto seed = test_seed(6004);
   std::mt19937_64 rng(seed);
-  for (int it = 0; it < 10; ++it) {
+  for (int it = 0; it < test_iterations(10); ++it) {
     auto c = random_tall(rng, 250, 30);
     if (it % 3 == 2) {  // short-fat too
       std::swap(c.shape[0], c.shape[1]);
@@ -323,7 +323,7 @@ TEMPLATE_TEST_CASE("matmul matches a dense product", "[linalg][matmul]", TESSERA
   TestType pol{};
   const auto seed = test_seed(6005);
   std::mt19937_64 rng(seed);
-  for (int it = 0; it < 10; ++it) {
+  for (int it = 0; it < test_iterations(10); ++it) {
     const index_t m = 1 + index_t(rng() % 60), p = 1 + index_t(rng() % 60), n = 1 + index_t(rng() % 60);
     auto ca = random_chunks(rng, {m, p});
     auto cb = random_chunks(rng, {p, n});

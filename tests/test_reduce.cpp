@@ -291,7 +291,7 @@ TEMPLATE_TEST_CASE("reductions match xtensor on random cases (double)", "[reduce
   const auto seed = test_seed(20261121);
   UNSCOPED_INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  for (int i = 0; i < 150; ++i) {
+  for (int i = 0; i < test_iterations(150); ++i) {
     INFO("case " << i);
     run_case<double, TestType>(rng);
   }
@@ -302,7 +302,7 @@ TEMPLATE_TEST_CASE("reductions match xtensor on random cases (int32)", "[reduce]
   const auto seed = test_seed(77);
   UNSCOPED_INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < test_iterations(100); ++i) {
     INFO("case " << i);
     run_case<std::int32_t, TestType>(rng);
   }
@@ -313,7 +313,7 @@ TEMPLATE_TEST_CASE("reductions match xtensor on random cases (float, uint8)", "[
   const auto seed = test_seed(5);
   UNSCOPED_INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  for (int i = 0; i < 40; ++i) {
+  for (int i = 0; i < test_iterations(40); ++i) {
     INFO("case " << i);
     run_case<float, TestType>(rng);
     run_case<std::uint8_t, TestType>(rng);

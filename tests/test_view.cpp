@@ -525,7 +525,7 @@ TEMPLATE_TEST_CASE("views bind only the input chunks that contribute", "[view][p
   TestType pol{};
   const auto seed = test_seed(40404);
   std::mt19937_64 rng(seed);
-  for (int it = 0; it < 150; ++it) {
+  for (int it = 0; it < test_iterations(150); ++it) {
     const shape_t shape = random_shape(rng, 1, 3, 30);
     const chunks_t chunks = random_chunks(rng, shape);
     auto dense = testing::random_data<double>(rng, shape);
@@ -579,7 +579,7 @@ TEMPLATE_TEST_CASE("randomized views match xt::strided_view", "[view][random]", 
   INFO("seed " << seed << " (override with TESSERA_TEST_SEED)");
   std::mt19937_64 rng(seed);
   int cases = 0, failures = 0;
-  for (int it = 0; it < 6000 && failures < 5; ++it) {
+  for (int it = 0; it < test_iterations(6000) && failures < 5; ++it) {
     shape_t shape = random_shape(rng, 1, 4, it % 3 == 0 ? 12 : 7);
     for (auto& n : shape)  // random_shape makes 1 axis in 10 empty; keep only a third of those
       if (n == 0 && rng() % 3 != 0) n = 1 + index_t(rng() % 7);
@@ -638,7 +638,7 @@ TEMPLATE_TEST_CASE("randomized views match xt::strided_view", "[view][random]", 
     CHECK(produced == expected_count);
     if (!ok || !same || produced != expected_count) ++failures;
   }
-  CHECK(cases >= 6000);
+  CHECK(cases >= test_iterations(6000));
 }
 
 #if __has_include(<tessera/random.hpp>)

@@ -26,6 +26,15 @@ inline std::uint64_t test_seed(std::uint64_t fallback) {
   return fallback;
 }
 
+/// Iterations of a randomized loop: n scaled by TESSERA_TEST_SCALE (default 1; the GPU
+/// sanitizer runs use a fraction), at least 1.
+inline int test_iterations(int n) {
+  double scale = 1;
+  if (const char* s = std::getenv("TESSERA_TEST_SCALE")) scale = std::strtod(s, nullptr);
+  const double k = double(n) * (scale > 0 ? scale : 1);
+  return k < 1 ? 1 : int(k);
+}
+
 /// Distance in units in the last place between two floats of the same type (0: bitwise equal).
 template <class T>
 std::int64_t ulp_distance(T a, T b) {
