@@ -219,6 +219,55 @@ TEST_CASE("host batch path equals per-element evaluation bitwise", "[random]") {
   check_batch_matches_elements(g.gamma<float>(3.5, 1, s), rng);
 }
 
+/// line.pair(j) of a bound one-dimensional expression equals (line(j), line(j + 1)) bitwise,
+/// for every j where the line's pairs start (the device fold's paired walk).
+template <class X>
+void check_pairs_match_elements(const X& x) {
+  ts::host_context ctx;
+  const ts::box bx = x.grid().block_box(0);
+  auto acc = x.bind(bx, ctx);
+  for (index_t start : {index_t(0), index_t(1)}) {
+    if (start >= bx.hi[0]) continue;
+    ts::ivec at = bx.lo;
+    at[0] = start;
+    auto line = acc.line(at, 0, 1);
+    static_assert(ts::paired_line<decltype(line)>);
+    const int phase = line.pair_phase();
+    REQUIRE(phase == int(start & 1));
+    for (index_t j = phase; j + 1 < bx.hi[0] - start; j += 2) {
+      typename decltype(line)::value_type a, b;
+      line.pair(j, a, b);
+      const auto ea = line(j), eb = line(j + 1);
+      INFO("start " << start << " j " << j);
+      REQUIRE(std::memcmp(&a, &ea, sizeof a) == 0);
+      REQUIRE(std::memcmp(&b, &eb, sizeof b) == 0);
+    }
+  }
+  // A strided line cannot pair.
+  auto strided = acc.line(bx.lo, 0, 2);
+  CHECK(strided.pair_phase() == -1);
+}
+
+TEST_CASE("normal pairs (two elements per Box-Muller) equal per-element evaluation bitwise",
+          "[random]") {
+  auto g = tr::default_rng(testing::test_seed(77));
+  const ts::shape_t s{1001};
+  check_pairs_match_elements(g.standard_normal<double>(s));
+  check_pairs_match_elements(g.normal<float>(-3, 2, s));
+  check_pairs_match_elements(g.normal<double>(10, 1, s) + 1.0);  // elementwise over a pair
+  auto u = g.random<double>(s);
+  check_pairs_match_elements(u * g.normal<double>(0, 1, s) - u);  // unpaired operand too
+  // Two paired operands whose pairs start at different elements do not pair.
+  auto n = g.normal<double>(0, 1, {1002});
+  auto shifted = ts::view(n, ts::range(1, 1002)) + ts::view(n, ts::range(0, 1001));
+  ts::host_context ctx;
+  auto acc = shifted.bind(shifted.grid().block_box(0), ctx);
+  ts::ivec origin;
+  origin.n = 1;
+  origin[0] = 0;
+  CHECK(acc.line(origin, 0, 1).pair_phase() == -1);
+}
+
 TEMPLATE_TEST_CASE("same seed and shape give bitwise equal arrays for any chunking and threads",
                    "[random]", TESSERA_TEST_BACKENDS) {
   using P = TestType;

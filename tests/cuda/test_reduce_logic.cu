@@ -7,6 +7,7 @@
 #include <random>
 
 #include <tessera/cuda.hpp>
+#include <tessera/random.hpp>
 #include <tessera/reduce.hpp>
 
 #include "support/cases.hpp"
@@ -104,6 +105,14 @@ TEST_CASE("device fold schedule equals the host chunk fold", "[cuda][reduce]") {
     }
     ts::reducers::argmax<double> am;
     compare_folds(rng, xd, am, as, [](const auto& a, const auto& b) { return a.i == b.i && a.v == b.v; });
+    // Random normals: the fold walks contiguous lines in Box-Muller pairs (paired_line).
+    auto xn = ts::random::default_rng(seed + std::uint64_t(it)).normal<double>(10, 1, shape,
+                                                                              random_chunks(rng, shape)) + 1.0;
+    compare_folds(rng, xn, am, as, [](const auto& a, const auto& b) { return a.i == b.i && a.v == b.v; });
+    compare_folds(rng, xn, mn, spec, [](double a, double b) { return a == b; });
+    ts::reducers::argmin<float> fam;
+    auto xf = ts::random::default_rng(seed + 7 * std::uint64_t(it)).standard_normal<float>(shape, random_chunks(rng, shape));
+    compare_folds(rng, xf, fam, as, [](const auto& a, const auto& b) { return a.i == b.i && a.v == b.v; });
   }
 }
 
@@ -124,7 +133,7 @@ TEST_CASE("fold segments cover every element once", "[cuda][reduce]") {
       CHECK(covered == Q);
     }
   }
-  CHECK(cuda_backend::fold_segments(1, 1 << 24) == 1024);
+  CHECK(cuda_backend::fold_segments(1, 1 << 24) == 8192);
   CHECK(cuda_backend::fold_segments(1, 100) == 1);
   CHECK(cuda_backend::fold_segments(1 << 20, 1 << 20) * (1 << 20) <= (1 << 22));
 }

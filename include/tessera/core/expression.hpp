@@ -19,6 +19,7 @@
 // box as rows along the last axis; every node maps a row of its output to a row of each input
 // (an affine index remap), so the whole expression is evaluated in one pass per chunk.
 #pragma once
+#include <concepts>
 #include <type_traits>
 
 #include "grid.hpp"
@@ -70,6 +71,18 @@ struct line_base {
     const L& l = static_cast<const L&>(*this);
     for (index_t k = 0; k < n; ++k) out[k] = l(j0 + k);
   }
+};
+
+/// Lines that can produce two consecutive elements more cheaply than one at a time (random
+/// normals: one Box-Muller pair gives both). Such a line has
+///   pair_phase()       -1: pairs unusable on this line; else the first j where they start
+///                      (pairs are (j, j + 1) for j = phase, phase + 2, ...)
+///   pair(j, a, b)      a = line(j), b = line(j + 1), bitwise the same values
+/// The device fold walks a line in pairs when it has them (backend/cuda/fold.cuh).
+template <class L>
+concept paired_line = requires(const L& l, index_t j, typename L::value_type& v) {
+  { l.pair_phase() } -> std::convertible_to<int>;
+  l.pair(j, v, v);
 };
 
 /// Evaluates one element of a bound accessor at a global index of its node.

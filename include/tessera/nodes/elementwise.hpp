@@ -20,6 +20,27 @@ struct elementwise_line {
   TESSERA_HD value_type operator()(index_t j) const {
     return std::apply([&](const auto&... l) { return op(l(j)...); }, ls);
   }
+  /// Pairs when an operand has them (paired_line): -1 when a paired operand cannot pair here
+  /// or two paired operands start their pairs at different j.
+  static constexpr bool paired = (paired_line<L> || ...);
+  TESSERA_HD int pair_phase() const
+    requires paired
+  {
+    int phase = 2;  // 2: no constraint yet
+    std::apply([&](const auto&... l) { (merge_phase(l, phase), ...); }, ls);
+    return phase == 2 ? -1 : phase;
+  }
+  TESSERA_HD void pair(index_t j, value_type& a, value_type& b) const
+    requires paired
+  {
+    std::apply(
+        [&](const auto&... l) {
+          const auto ps = std::make_tuple(operand_pair(l, j)...);
+          a = std::apply([&](const auto&... p) { return op(p.first...); }, ps);
+          b = std::apply([&](const auto&... p) { return op(p.second...); }, ps);
+        },
+        ls);
+  }
   void fill(index_t j0, index_t n, value_type* out) const {
     if constexpr (!batched) {
       for (index_t k = 0; k < n; ++k) out[k] = (*this)(j0 + k);
@@ -29,6 +50,27 @@ struct elementwise_line {
   }
 
  private:
+  template <class C>
+  TESSERA_HD static void merge_phase(const C& l, int& phase) {
+    if constexpr (paired_line<C>) {
+      const int p = l.pair_phase();
+      phase = (p < 0 || (phase != 2 && phase != p)) ? -1 : (phase == -1 ? -1 : p);
+    }
+  }
+  template <class C>
+  struct two {
+    typename C::value_type first, second;
+  };
+  template <class C>
+  TESSERA_HD static two<C> operand_pair(const C& l, index_t j) {
+    two<C> r;
+    if constexpr (paired_line<C>) l.pair(j, r.first, r.second);
+    else {
+      r.first = l(j);
+      r.second = l(j + 1);
+    }
+    return r;
+  }
   template <std::size_t... I>
   void fill_batched(index_t j0, index_t n, value_type* out, std::index_sequence<I...>) const {
     std::tuple<std::array<typename L::value_type, batch_size>...> buf;

@@ -11,6 +11,9 @@ namespace tessera {
 namespace detail {
 template <class F>
 concept batched_fn = requires { F::batched; } && F::batched;
+/// A flat-index function with f.pair(flat, a, b) = f(flat), f(flat + 1) for even flat.
+template <class F>
+concept paired_fn = requires(const F& f, index_t i, typename F::value_type& v) { f.pair(i, v, v); };
 }  // namespace detail
 
 /// Line over a flat-index function: element j is f(flat0 + j * dflat).
@@ -21,6 +24,17 @@ struct generated_line : line_base<generated_line<F>> {
   F f;
   index_t flat0, dflat;
   TESSERA_HD value_type operator()(index_t j) const { return f(flat0 + j * dflat); }
+  /// Pairs (even flat index, flat + 1) along a contiguous line (paired_line).
+  TESSERA_HD int pair_phase() const
+    requires detail::paired_fn<F>
+  {
+    return dflat == 1 ? int(flat0 & 1) : -1;
+  }
+  TESSERA_HD void pair(index_t j, value_type& a, value_type& b) const
+    requires detail::paired_fn<F>
+  {
+    f.pair(flat0 + j, a, b);
+  }
   void fill(index_t j0, index_t n, value_type* out) const {
     if constexpr (batched) f.fill(flat0 + j0 * dflat, dflat, n, out);
     else

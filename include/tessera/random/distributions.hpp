@@ -188,6 +188,18 @@ struct normal_dist {
     }
     return map(slot & 1 ? z1 : z0);
   }
+  /// Elements slot and slot + 1 (slot even) of the block: both halves of one pair.
+  TESSERA_HD TESSERA_INLINE void pair(const u32x4& w, int slot, T& a, T& b) const {
+    T z0, z1;
+    if constexpr (epb == 2) {
+      conv::box_muller(w.v[0], w.v[1], w.v[2], w.v[3], z0, z1);
+    } else {
+      const int p = slot >> 1;
+      conv::box_muller(w.v[2 * p], w.v[2 * p + 1], z0, z1);
+    }
+    a = map(z0);
+    b = map(z1);
+  }
   // Host batch: stage 1 (vectorized) the squared radius and the sine/cosine of every pair,
   // stage 2 the square roots (vectorized via xsimd: gcc keeps sqrt scalar because of errno),
   // stage 3 the products. Same operations as element(), so bitwise the same values.
@@ -464,6 +476,14 @@ struct philox_array {
     const std::uint64_t i = std::uint64_t(flat);
     const u32x4 w = philox::at(key, stream, i / epb);
     return dist.element(w, int(i % epb), site{key, stream, i});
+  }
+  /// Elements flat and flat + 1 (flat even) from one Philox block and one transform, when
+  /// the distribution makes two at once (normal: a Box-Muller pair). Bitwise as operator().
+  TESSERA_HD void pair(index_t flat, value_type& a, value_type& b) const
+    requires requires(const D& d, const u32x4& w, value_type& v) { d.pair(w, 0, v, v); }
+  {
+    const std::uint64_t i = std::uint64_t(flat);
+    dist.pair(philox::at(key, stream, i / epb), int(i % epb), a, b);
   }
 
   /// out[k] = (*this)(flat0 + k * dflat), k < n: Philox on lanes, then the transform.
