@@ -17,19 +17,15 @@
 using namespace tessera::random;
 namespace m = tessera::random::math;
 
-// log with s = f * r, r = 1/(2+f) from a quadratic start and 3 Newton steps (no division)
-TESSERA_HD TESSERA_INLINE double log_nodiv(double x) {
+// The steps math::log shares with the candidates below: x = 2^e (1 + f), 1 + f in
+// [sqrt(1/2), sqrt(2)); and log = 2 atanh(s) + e log 2 from s = f / (2 + f).
+TESSERA_HD TESSERA_INLINE double log_split(double x, std::int32_t& e) {
   const std::uint64_t b = m::bits(x);
   const std::uint64_t t = b - 0x3FE6A09E667F3BCDull;
-  const std::int32_t e = std::int32_t(std::uint32_t(t >> 32)) >> 20;
-  const double mm = m::from_bits(b - (std::uint64_t(std::int64_t(e)) << 52));
-  const double f = mm - 1.0;
-  const double d = 2.0 + f;
-  double y = m::fmad(d, m::fmad(d, 0.11723953068827199, -0.7229295026557944), 1.477119530284452);  // ~1/d on [1.7,2.42], error < 3%
-  double er = m::fmad(-d, y, 1.0); y = m::fmad(y, er, y);
-  er = m::fmad(-d, y, 1.0); y = m::fmad(y, er, y);
-  er = m::fmad(-d, y, 1.0); y = m::fmad(y, er, y);
-  const double s = f * y;
+  e = std::int32_t(std::uint32_t(t >> 32)) >> 20;
+  return m::from_bits(b - (std::uint64_t(std::int64_t(e)) << 52)) - 1.0;
+}
+TESSERA_HD TESSERA_INLINE double log_series(double s, double ed) {
   const double z = s * s;
   double p = 1.0 / 21;
   p = m::fmad(p, z, 1.0 / 19); p = m::fmad(p, z, 1.0 / 17); p = m::fmad(p, z, 1.0 / 15);
@@ -37,34 +33,48 @@ TESSERA_HD TESSERA_INLINE double log_nodiv(double x) {
   p = m::fmad(p, z, 1.0 / 7); p = m::fmad(p, z, 1.0 / 5); p = m::fmad(p, z, 1.0 / 3);
   const double s2 = s + s;
   const double lm = m::fmad(s2, z * p, s2);
-  const double ed = double(e);
   return m::fmad(ed, 0.6931467056274414, m::fmad(ed, 4.7493250390316726e-07, lm));
+}
+
+// log with s = f * r, r = 1/(2+f) from a quadratic start and 3 Newton steps (no division)
+TESSERA_HD TESSERA_INLINE double log_nodiv(double x) {
+  std::int32_t e;
+  const double f = log_split(x, e);
+  const double d = 2.0 + f;
+  double y = m::fmad(d, m::fmad(d, 0.11723953068827199, -0.7229295026557944), 1.477119530284452);  // ~1/d on [1.7,2.42], error < 3%
+  double er = m::fmad(-d, y, 1.0); y = m::fmad(y, er, y);
+  er = m::fmad(-d, y, 1.0); y = m::fmad(y, er, y);
+  er = m::fmad(-d, y, 1.0); y = m::fmad(y, er, y);
+  const double s = f * y;
+  return log_series(s, double(e));
 }
 // sin(pi/2 g), |g| <= 1: Taylor to g^23
 TESSERA_HD TESSERA_INLINE double sin_half_pi(double g) {
   const double z = g * g;
-  double p = 1.0;  // coefficients (pi/2)^(2k+1) (-1)^k / (2k+1)!
+  // coefficients (pi/2)^(2k+1) (-1)^k / (2k+1)!
   const double c[12] = {1.5707963267948966, -0.6459640975062462, 0.07969262624616703,
                         -0.004681754135318687, 0.00016044118478735982, -3.598843235212085e-06,
                         5.692172921967926e-08, -6.688035109811467e-10, 6.066935731106195e-12,
                         -4.377065467313743e-14, 2.571422892860473e-16, -1.253899540535457e-18};
-  p = c[11];
+  double p = c[11];
   for (int k = 10; k >= 0; --k) p = m::fmad(p, z, c[k]);
   return p * g;
+}
+// sin(2 pi h), h in [-1/2, 1/2) a fraction of a turn: reflected into [-1/4, 1/4]
+TESSERA_HD TESSERA_INLINE double sin_turn_fraction(double h) {
+  const double ah = (h < 0 ? -h : h);
+  const double hr = ah > 0.25 ? (h < 0 ? -0.5 : 0.5) - h : h;
+  return sin_half_pi(4.0 * hr);
 }
 // cos(2 pi v) for v = c 2^-32 + (d>>11) 2^-53 through one sine polynomial
 TESSERA_HD TESSERA_INLINE double cos_turn(std::uint32_t c, std::uint32_t d) {
   const std::uint32_t t = c + (1u << 30);  // +quarter turn: cos = sin(. + pi/2)
   double h = double(std::int32_t(t)) * 0x1p-32 + double(std::int32_t(d >> 11)) * 0x1p-53;  // [-1/2,1/2)
-  const double ah = (h < 0 ? -h : h);
-  const double hr = ah > 0.25 ? (h < 0 ? -0.5 : 0.5) - h : h;
-  return sin_half_pi(4.0 * hr);
+  return sin_turn_fraction(h);
 }
 TESSERA_HD TESSERA_INLINE double sin_turn(std::uint32_t c, std::uint32_t d) {
   double h = double(std::int32_t(c)) * 0x1p-32 + double(std::int32_t(d >> 11)) * 0x1p-53;
-  const double ah = (h < 0 ? -h : h);
-  const double hr = ah > 0.25 ? (h < 0 ? -0.5 : 0.5) - h : h;
-  return sin_half_pi(4.0 * hr);
+  return sin_turn_fraction(h);
 }
 TESSERA_HD TESSERA_INLINE double u53_bits(std::uint32_t a, std::uint32_t b) {  // (0,1], 52 bits
   const std::uint64_t mant = (std::uint64_t(a) << 20) | (b >> 12);
@@ -88,28 +98,15 @@ TESSERA_HD TESSERA_INLINE void angle_magic(std::uint32_t c, std::uint32_t d, dou
   m::sincos_quadrant(f, q & 3u, s, co);
 }
 TESSERA_HD TESSERA_INLINE double log_magic(double x) {
-  const std::uint64_t b = m::bits(x);
-  const std::uint64_t t = b - 0x3FE6A09E667F3BCDull;
-  const std::int32_t e = std::int32_t(std::uint32_t(t >> 32)) >> 20;
-  const double mm = m::from_bits(b - (std::uint64_t(std::int64_t(e)) << 52));
-  const double f = mm - 1.0;
+  std::int32_t e;
+  const double f = log_split(x, e);
   const double s = f / (2.0 + f);
-  const double z = s * s;
-  double p = 1.0 / 21;
-  p = m::fmad(p, z, 1.0 / 19); p = m::fmad(p, z, 1.0 / 17); p = m::fmad(p, z, 1.0 / 15);
-  p = m::fmad(p, z, 1.0 / 13); p = m::fmad(p, z, 1.0 / 11); p = m::fmad(p, z, 1.0 / 9);
-  p = m::fmad(p, z, 1.0 / 7); p = m::fmad(p, z, 1.0 / 5); p = m::fmad(p, z, 1.0 / 3);
-  const double s2 = s + s;
-  const double lm = m::fmad(s2, z * p, s2);
-  const double ed = i32_magic(e);
-  return m::fmad(ed, 0.6931467056274414, m::fmad(ed, 4.7493250390316726e-07, lm));
+  return log_series(s, i32_magic(e));
 }
 TESSERA_HD TESSERA_INLINE double cos_turn_magic(std::uint32_t c, std::uint32_t d) {
   const std::uint32_t t = c + (1u << 30);
   double h = i32_magic(std::int32_t(t)) * 0x1p-32 + u32_magic(d >> 11) * 0x1p-53;
-  const double ah = (h < 0 ? -h : h);
-  const double hr = ah > 0.25 ? (h < 0 ? -0.5 : 0.5) - h : h;
-  return sin_half_pi(4.0 * hr);
+  return sin_turn_fraction(h);
 }
 
 template <int V>

@@ -54,7 +54,7 @@ struct elementwise_line {
   TESSERA_HD static void merge_phase(const C& l, int& phase) {
     if constexpr (paired_line<C>) {
       const int p = l.pair_phase();
-      phase = (p < 0 || (phase != 2 && phase != p)) ? -1 : (phase == -1 ? -1 : p);
+      phase = (p < 0 || (phase != 2 && phase != p)) ? -1 : p;
     }
   }
   template <class C>

@@ -178,25 +178,24 @@ struct normal_dist {
   static constexpr int epb = std::is_same_v<T, double> ? 2 : 4;
   T loc = 0, scale = 1;
   TESSERA_HD TESSERA_INLINE T map(T z) const { return math::fmad(scale, z, loc); }
-  TESSERA_HD TESSERA_INLINE T element(const u32x4& w, int slot, const site&) const {
-    T z0, z1;
+  /// The standard-normal pair that holds element `slot` of the block.
+  TESSERA_HD TESSERA_INLINE static void standard_pair(const u32x4& w, int slot, T& z0, T& z1) {
     if constexpr (epb == 2) {
       conv::box_muller(w.v[0], w.v[1], w.v[2], w.v[3], z0, z1);
     } else {
       const int p = slot >> 1;
       conv::box_muller(w.v[2 * p], w.v[2 * p + 1], z0, z1);
     }
+  }
+  TESSERA_HD TESSERA_INLINE T element(const u32x4& w, int slot, const site&) const {
+    T z0, z1;
+    standard_pair(w, slot, z0, z1);
     return map(slot & 1 ? z1 : z0);
   }
   /// Elements slot and slot + 1 (slot even) of the block: both halves of one pair.
   TESSERA_HD TESSERA_INLINE void pair(const u32x4& w, int slot, T& a, T& b) const {
     T z0, z1;
-    if constexpr (epb == 2) {
-      conv::box_muller(w.v[0], w.v[1], w.v[2], w.v[3], z0, z1);
-    } else {
-      const int p = slot >> 1;
-      conv::box_muller(w.v[2 * p], w.v[2 * p + 1], z0, z1);
-    }
+    standard_pair(w, slot, z0, z1);
     a = map(z0);
     b = map(z1);
   }
