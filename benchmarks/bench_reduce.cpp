@@ -1,6 +1,7 @@
 // Reduction benchmark (plain main, CLI11):
 //   lazy:      ts::mean(ts::full<double>({n, n}, ...) + 1) with chunks c x c; seconds, rate and
-//              peak RSS (getrusage ru_maxrss). Nothing but partials is ever allocated.
+//              peak RSS (ts::peak_resident_mib: getrusage ru_maxrss). Nothing but partials is
+//              ever allocated.
 //   axis:      ts::mean(lazy, {0}) and ts::variance(lazy, {1}) of an n x n lazy array (peak RSS
 //              of axis reductions over many chunks).
 //   bandwidth: GB/s of ts::sum(x) and ts::sum(2 * x + 1) over a persisted in-memory array,
@@ -8,8 +9,6 @@
 //              task per chunk on the same threads).
 // Usage: bench_reduce [--mode lazy|axis|bandwidth|all] [--n 100000] [--chunk 10000]
 //                     [--mem-n 8192] [--mem-chunk 2048] [--threads 0] [--reps 5]
-#include <sys/resource.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -17,6 +16,7 @@
 #include <functional>
 #include <numeric>
 #include <string>
+#include <tessera/core/process_memory.hpp>
 #include <tessera/reduce.hpp>
 #include <tessera/tessera.hpp>
 
@@ -26,11 +26,6 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-double peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_maxrss) / 1024.0;  // Linux: KiB
 }
 
 template <class F>
@@ -60,7 +55,8 @@ int main(int argc, char** argv) {
   app.add_option("--reps", reps, "repetitions (best is reported)");
   CLI11_PARSE(app, argc, argv);
   const ts::host pol{.threads = threads};
-  std::printf("threads %d, peak RSS at start %.1f MiB\n", pol.concurrency(), peak_rss_mib());
+  std::printf("threads %d, peak RSS at start %.1f MiB\n", pol.concurrency(),
+              ts::peak_resident_mib());
 
   if (mode == "lazy" || mode == "all") {
     auto x = ts::full<double>({n, n}, 0.1, {chunk, chunk}) + 1.0;
@@ -73,7 +69,7 @@ int main(int argc, char** argv) {
         "%.2f s, %.2f Gelem/s, peak RSS %.1f MiB\n",
         (long long)n, (long long)n, (long long)chunk, (long long)chunk,
         double(chunk) * double(chunk) * 8 / 1048576.0, m, std::abs(m - 1.1) / 1.1, s,
-        elems / s / 1e9, peak_rss_mib());
+        elems / s / 1e9, ts::peak_resident_mib());
   }
 
   if (mode == "axis" || mode == "all") {
@@ -87,7 +83,7 @@ int main(int argc, char** argv) {
     std::printf(
         "axis reductions of %lld x %lld lazy: mean axis 0 %.2f s (m[0] = %g), variance axis 1 "
         "%.2f s (v[0] = %g), peak RSS %.1f MiB\n",
-        (long long)n, (long long)n, s0, m0(0), s1, v1(0), peak_rss_mib());
+        (long long)n, (long long)n, s0, m0(0), s1, v1(0), ts::peak_resident_mib());
   }
 
   if (mode == "bandwidth" || mode == "all") {
@@ -157,7 +153,7 @@ int main(int argc, char** argv) {
                 gbs(t_mean0));
     std::printf("  ts::variance(x), %d thr                   %7.2f GB/s\n", pol.concurrency(),
                 gbs(t_var));
-    std::printf("(checksum %g) peak RSS %.1f MiB\n", sink, peak_rss_mib());
+    std::printf("(checksum %g) peak RSS %.1f MiB\n", sink, ts::peak_resident_mib());
   }
   return 0;
 }

@@ -11,11 +11,13 @@
 // Prints a markdown table (and --json FILE writes the same rows plus machine information).
 // elements/s = elements that enter the mean (the size of the reduced array) / best seconds:
 // ceil(n/2)^2 for (a), n^2 for (b), (c), (d); n^2 generated for c:persist.
-// Peak RSS is getrusage's ru_maxrss: a process-lifetime peak, so (c) always runs last.
+// Peak RSS is ts::peak_resident_mib() (getrusage's ru_maxrss): a process-lifetime peak, so (c)
+// always runs last.
 //
 // Backends: `host` (ts::host, --threads workers). `cuda` and `auto` are accepted names: a build
 // of this file by nvcc with <tessera/cuda.hpp> available gains the CUDA rows; this (host
 // compiler) build fails clearly for `cuda` and falls back to the host for `auto`.
+#include <tessera/core/process_memory.hpp>
 #include <tessera/tessera.hpp>
 
 #if __has_include(<tessera/random.hpp>)
@@ -66,12 +68,6 @@ namespace ts = tessera;
 namespace {
 
 // ---------------------------------------------------------------- machine and process facts
-
-double peak_rss_mib() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return double(ru.ru_maxrss) / 1024.0;  // Linux: kilobytes
-}
 
 /// User + system CPU seconds of this process so far (all threads).
 double cpu_seconds() {
@@ -292,7 +288,7 @@ void run_policy([[maybe_unused]] const P& pol, const std::string& backend, int w
     r.cpu = t.cpu;
     r.elements = elements;
     if (std::isfinite(t.value)) r.result = t.value;
-    r.rss_mib = peak_rss_mib();
+    r.rss_mib = ts::peak_resident_mib();
     if (c.verbose) {
       std::fprintf(stderr, "  %-9s %-5s workers=%d N=%lld chunk=%lld best %s\n", r.variant.c_str(),
                    backend.c_str(), workers, (long long)c.n, (long long)c.chunk,

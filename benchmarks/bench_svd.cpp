@@ -111,7 +111,7 @@ void run_backend(const P& pol, const std::string& backend, int workers, const op
         sink += *r.block_data(0);
       });
       run("svd_compressed k=10 q=2 memory", [&] {
-        auto [u, s, vt] = ts::linalg::svd_compressed(mem, 10, {.n_power_iter = 2, .seed = 1}, pol);
+        auto [u, s, vt] = ts::linalg::svd_compressed(mem, 10, pol, {.n_power_iter = 2, .seed = 1});
         sink += *s.block_data(0);
       });
     }

@@ -3,21 +3,14 @@
 // chunk is produced by one fused pass (no per-operation temporaries, no materialized inputs).
 //
 //   persist_memory [rows=20000] [cols=10000] [chunk=2000]
+#include <tessera/core/process_memory.hpp>
 #include <tessera/tessera.hpp>
-
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
 namespace ts = tessera;
-
-static double peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-}
 
 int main(int argc, char** argv) {
   const ts::index_t rows = argc > 1 ? std::atoll(argv[1]) : 20000;
@@ -30,11 +23,11 @@ int main(int argc, char** argv) {
   auto rcol = ts::transpose(ts::full<double>({1, rows}, 1.0, {1, chunk}) * r);  // (rows, 1)
   auto x = ts::sqrt(rcol * rcol + c) * ts::exp(-c * 1e-4) + ts::sin(rcol) - 1.0;  // 6 operations
 
-  const double before = peak_rss_mib();
+  const double before = ts::peak_resident_mib();
   const auto t0 = std::chrono::steady_clock::now();
   auto kept = ts::persist(x, ts::host{});
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double peak = peak_rss_mib();
+  const double peak = ts::peak_resident_mib();
   const double result_mib = double(kept.nbytes()) / (1024.0 * 1024.0);
 
   std::printf("expression: %lld x %lld = %.3g elements, chunks %lld x %lld (%lld chunks), %d threads\n",

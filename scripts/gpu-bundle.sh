@@ -12,10 +12,10 @@ bundle=${BUNDLE:-../shared/device/bundle.sh}
 # Ninja builds the targets below in parallel (make's top level builds one target at a time).
 gen=(); if [[ ! -f "$build/CMakeCache.txt" ]] && command -v ninja >/dev/null; then gen=(-G Ninja); fi
 cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DTESSERA_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-targets=(cuda_test_cuda_logic cuda_test_reduce_logic cuda_test_device cuda_test_random_device
-         cuda_test_linalg_cuda cuda_test_backend_core cuda_test_backend_random
-         cuda_test_backend_reduce cuda_test_backend_view cuda_test_backend_linalg
-         cuda_auto_backend cuda_svd cuda_bench_seed003 cuda_bench_svd cuda_bench_normal_parts)
+# Every CUDA test suite (tests/cuda/test_*.cu -> cuda_test_*), the CUDA examples and benchmarks.
+targets=()
+for f in tests/cuda/test_*.cu; do targets+=("cuda_$(basename "$f" .cu)"); done
+targets+=(cuda_auto_backend cuda_svd cuda_bench_seed003 cuda_bench_svd cuda_bench_normal_parts)
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 if ! git check-ignore -q .gpu; then
   ex=$(git rev-parse --git-path info/exclude); mkdir -p "$(dirname "$ex")"; echo '/.gpu/' >> "$ex"

@@ -18,20 +18,19 @@ namespace ts = tessera;
 using namespace testing;
 
 // The "adding an operation in one file" example of docs/architecture.md, verbatim.
-namespace tessera {
-namespace ops {
-struct hypot {
+namespace mylib {
+struct hypot_fn {
   template <class A, class B>
   TESSERA_HD auto operator()(A a, B b) const {
-    using C = float_of_t<promote_t<A, B>>;
-    return portable_math::sqrt(C(a) * C(a) + C(b) * C(b));
+    using C = tessera::float_of_t<tessera::promote_t<A, B>>;
+    return tessera::portable_math::sqrt(C(a) * C(a) + C(b) * C(b));
   }
 };
-}  // namespace ops
-template <operand A, operand B>
-  requires(expression_type<A> || expression_type<B>)
-auto hypot(const A& a, const B& b) { return detail::binary(ops::hypot{}, a, b); }
-}  // namespace tessera
+template <class A, class B>
+auto hypot(const A& a, const B& b) {
+  return tessera::map(hypot_fn{}, a, b);
+}
+}  // namespace mylib
 
 namespace {
 
@@ -432,8 +431,90 @@ TEMPLATE_TEST_CASE("empty axes", "[empty]", TESSERA_TEST_BACKENDS) {
 TEMPLATE_TEST_CASE("an operation added in one file", "[extend]", TESSERA_TEST_BACKENDS) {
   TestType pol{};
   auto a = ts::arange<int>(0, 5, 1, {2});
-  auto h = ts::compute(ts::hypot(a, 3.0f), pol);
+  auto h = ts::compute(mylib::hypot(a, 3.0f), pol);
   STATIC_REQUIRE(std::is_same_v<typename decltype(h)::value_type, double>);
   CHECK(h(4) == 5.0);
-  CHECK(ts::compute(ts::hypot(4.0, ts::full<float>({2}, 3.0f)), pol)(1) == 5.0f);
+  auto g = ts::compute(mylib::hypot(4.0, ts::full<float>({2}, 3.0f)), pol);
+  STATIC_REQUIRE(std::is_same_v<typename decltype(g)::value_type, float>);
+  CHECK(g(1) == 5.0f);
+}
+
+TEST_CASE("an operand's broadcast (bcast) maps lines and boxes as its affine_map does", "[core]") {
+  const auto seed = test_seed(808);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(2000); ++it) {
+    const int out_rank = 1 + int(rng() % 6);
+    ts::bcast bc;
+    bc.offset = int(rng() % std::uint64_t(out_rank + 1));
+    bc.stretched = unsigned(rng()) & ((1u << (out_rank - bc.offset)) - 1u);
+    const ts::affine_map m = bc.to_affine(out_rank);
+    ts::ivec start;
+    ts::box b;
+    start.n = b.lo.n = b.hi.n = out_rank;
+    for (int d = 0; d < out_rank; ++d) {
+      start[d] = index_t(rng() % 50);
+      b.lo[d] = index_t(rng() % 50);
+      b.hi[d] = b.lo[d] + 1 + index_t(rng() % 20);
+    }
+    const int axis = int(rng() % std::uint64_t(out_rank + 1)) - 1;  // -1: one element
+    const index_t step = 1 + index_t(rng() % 3);
+    INFO("case " << it << " rank " << out_rank << " offset " << bc.offset << " stretched "
+                 << bc.stretched << " axis " << axis);
+    ts::ivec c1, c2;
+    int a1, a2;
+    index_t s1, s2;
+    bc.map_line(start, axis, step, c1, a1, s1);
+    m.map_line(start, axis, step, c2, a2, s2);
+    REQUIRE(c1.n == c2.n);
+    for (int k = 0; k < c1.n; ++k) REQUIRE(c1[k] == c2[k]);
+    REQUIRE(a1 == a2);
+    REQUIRE(s1 == s2);
+    const ts::box x = bc.map_box(b), y = m.map_box(b);
+    REQUIRE(x.lo.n == y.lo.n);
+    for (int k = 0; k < x.lo.n; ++k) {
+      REQUIRE(x.lo[k] == y.lo[k]);
+      REQUIRE(x.hi[k] == y.hi[k]);
+    }
+  }
+}
+
+TEST_CASE("sizes past the index type throw, as NumPy's 'array is too big'", "[core][errors]") {
+  using Catch::Contains;
+  constexpr index_t big = index_t(1) << 32, half = index_t(1) << 31;
+  // 2^64 elements: was size() == 0, then a crash on the first element.
+  CHECK_THROWS_WITH(ts::zeros<double>({big, big}, {half, half}),
+                    Contains("array is too big") && Contains("(4294967296, 4294967296)"));
+  // 2^62 elements fit, their 2^65 bytes do not; 2^62 one-byte elements are fine (lazy).
+  CHECK_THROWS_WITH(ts::zeros<double>({half, half}, {half, half}), Contains("bytes"));
+  auto huge = ts::ones<std::uint8_t>({half, half}, {1 << 20, 1 << 20});
+  CHECK(huge.size() == index_t(1) << 62);
+  CHECK(ts::item(ts::view(huge, half - 1, half - 1)) == 1);
+  // A broadcast result counts too, and an empty axis does not hide an overflow (NumPy raises).
+  CHECK_THROWS_WITH(ts::ones<std::uint8_t>({big, 1}) + ts::ones<std::uint8_t>({big}),
+                    Contains("array is too big"));
+  CHECK_THROWS_WITH(ts::zeros<std::uint8_t>({0, big, big}), Contains("array is too big"));
+  CHECK(ts::zeros<double>({0, big}).size() == 0);
+}
+
+TEST_CASE("arange lengths past the index type throw, naming the arguments", "[core][errors]") {
+  using Catch::Contains;
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH(ts::arange<double>(0.0, inf, 1.0, {1000}),
+                    Contains("arange(0, inf, 1)") && Contains("exceeds the largest array size"));
+  CHECK_THROWS_WITH(ts::arange<double>(0.0, 1e300, 1e-300), Contains("exceeds the largest"));
+  CHECK_THROWS_WITH(ts::arange<double>(-1e308, 1e308, 1.0), Contains("length inf"));
+  constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max();
+  CHECK_THROWS_WITH(ts::arange<std::int64_t>(lo, hi, std::int64_t(1)),
+                    Contains("arange(-9223372036854775808, 9223372036854775807, 1)"));
+  CHECK_THROWS_WITH(ts::arange<std::int64_t>(lo, hi, std::int64_t(2)), Contains("exceeds"));
+  // 2^62 elements fit the index type, their 2^65 bytes do not; 2^59 elements do.
+  CHECK_THROWS_WITH(ts::arange<std::int64_t>(lo, hi, std::int64_t(4)), Contains("bytes"));
+  auto a = ts::arange<std::int64_t>(lo, hi, std::int64_t(32), {index_t(1) << 40});
+  CHECK(a.size() == index_t(1) << 59);
+  CHECK(ts::item(ts::view(a, 1)) == lo + 32);
+  CHECK(ts::item(ts::view(a, -1)) == lo + 32 * ((index_t(1) << 59) - 1));  // no overflow inside
+  CHECK(ts::arange<std::int64_t>(hi, lo, std::int64_t(-32), {index_t(1) << 40}).size() ==
+        index_t(1) << 59);
 }

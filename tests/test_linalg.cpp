@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <xtensor/xarray.hpp>
@@ -38,13 +39,13 @@ std::vector<T> col_major(const xt::xarray<T>& a) {
   return out;
 }
 
-/// Singular values of a dense matrix by LAPACK gesdd (the reference).
+/// Singular values of a dense matrix by LAPACK (dense<host>::thin_svd: gesdd; the reference).
 template <class T>
 std::vector<T> lapack_s(const xt::xarray<T>& a) {
   const index_t m = index_t(a.shape()[0]), n = index_t(a.shape()[1]), k = std::min(m, n);
   auto cm = col_major(a);
   std::vector<T> s(static_cast<std::size_t>(k)), u(std::size_t(m * k)), vt(std::size_t(k * n));
-  ts::linalg::dense<ts::host>::gesdd(m, n, cm.data(), m, s.data(), u.data(), m, vt.data(), k);
+  ts::linalg::dense<ts::host>::thin_svd(m, n, cm.data(), m, s.data(), u.data(), m, vt.data(), k);
   return s;
 }
 
@@ -370,7 +371,7 @@ TEMPLATE_TEST_CASE("svd_compressed: top singular values of a decaying spectrum",
     xt::xarray<double> dd = tall ? d : xt::xarray<double>(xt::transpose(d));
     auto x = ts::from_xtensor(dd, tall ? ts::chunks_t{{100, 100, 100, 100}, {30, 30}}
                                        : ts::chunks_t{{60}, {150, 250}});
-    auto res = ts::linalg::svd_compressed(x, k, {.n_power_iter = 2, .seed = 42}, pol);
+    auto res = ts::linalg::svd_compressed(x, k, pol, {.n_power_iter = 2, .seed = 42});
     auto s = ts::compute(res.s, pol);
     auto u = to_double(ts::compute(res.u, pol));
     auto vt = to_double(ts::compute(res.vt, pol));
@@ -388,10 +389,81 @@ TEMPLATE_TEST_CASE("svd_compressed: top singular values of a decaying spectrum",
       for (index_t j = 0; j < k; ++j) e = std::max(e, std::abs(av(i, j) - s(j) * u(i, j)));
     CHECK(e <= 1e-6);
     // Same seed, same result; another seed, a different test matrix.
-    auto again = ts::linalg::svd_compressed(x, k, {.n_power_iter = 2, .seed = 42}, pol);
+    auto again = ts::linalg::svd_compressed(x, k, pol, {.n_power_iter = 2, .seed = 42});
     auto s2 = ts::compute(again.s, pol);
     CHECK(std::equal(s.begin(), s.end(), s2.begin()));
   }
   auto x = ts::zeros<double>({50, 10}, {10, 10});
-  CHECK_THROWS_AS(ts::linalg::svd_compressed(x, 11, {}, pol), std::invalid_argument);
+  CHECK_THROWS_AS(ts::linalg::svd_compressed(x, 11, pol), std::invalid_argument);
+}
+
+TEMPLATE_TEST_CASE("svd_compressed: every argument order gives the same bits",
+                   "[linalg][svd_compressed]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(6007);
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  auto same_bits = [&](const auto& a, const auto& b) {
+    auto sa = ts::compute(a.s, pol), sb = ts::compute(b.s, pol);
+    auto ua = ts::compute(a.u, pol), ub = ts::compute(b.u, pol);
+    auto va = ts::compute(a.vt, pol), vb = ts::compute(b.vt, pol);
+    auto eq = [](const auto& x, const auto& y) {
+      return x.shape() == y.shape() &&
+             std::memcmp(x.data(), y.data(), x.size() * sizeof(*x.data())) == 0;
+    };
+    return eq(sa, sb) && eq(ua, ub) && eq(va, vb);
+  };
+  for (int tall = 0; tall < 2; ++tall) {
+    INFO("tall " << tall);
+    const ts::shape_t shape = tall ? ts::shape_t{120, 20} : ts::shape_t{20, 120};
+    auto d = testing::random_data<double>(rng, shape);
+    auto x = ts::from_xtensor(d, random_chunks(rng, shape));
+    const ts::linalg::svd_compressed_options opt{.n_power_iter = 1, .seed = 9, .oversampling = 5};
+    // The documented order (policy, then options) against the order kept for compatibility.
+    CHECK(same_bits(ts::linalg::svd_compressed(x, 4, pol, opt),
+                    ts::linalg::svd_compressed(x, 4, opt, pol)));
+    CHECK(same_bits(ts::linalg::svd_compressed(x, 4, pol, {.n_power_iter = 1, .seed = 9}),
+                    ts::linalg::svd_compressed(x, 4, {.n_power_iter = 1, .seed = 9}, pol)));
+    // Default options: svd_compressed(a, k, pol) == svd_compressed(a, k, pol, {}).
+    CHECK(same_bits(ts::linalg::svd_compressed(x, 4, pol),
+                    ts::linalg::svd_compressed(x, 4, pol, ts::linalg::svd_compressed_options{})));
+    CHECK(same_bits(ts::linalg::svd_compressed(x, 4, pol),
+                    ts::linalg::svd_compressed(x, 4, {}, pol)));
+    // No policy: the host.
+    CHECK(same_bits(ts::linalg::svd_compressed(x, 4),
+                    ts::linalg::svd_compressed(x, 4, ts::host{})));
+    CHECK(same_bits(ts::linalg::svd_compressed(x, 4, opt),
+                    ts::linalg::svd_compressed(x, 4, ts::host{}, opt)));
+    // The comparison sees a different test matrix.
+    CHECK_FALSE(same_bits(ts::linalg::svd_compressed(x, 4, pol, opt),
+                          ts::linalg::svd_compressed(x, 4, pol, {.n_power_iter = 1, .seed = 10})));
+  }
+}
+
+TEMPLATE_TEST_CASE("svd and svd_compressed name NaN and infinite input", "[linalg][svd][errors]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  // Was: the whole TSQR pass, then "LAPACK gesdd failed with info -5".
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(),
+                     std::numeric_limits<double>::infinity(),
+                     -std::numeric_limits<double>::infinity()}) {
+    INFO("bad value " << bad);
+    for (int shape = 0; shape < 2; ++shape) {  // tall, and short-fat (through the transpose)
+      xt::xarray<double> d = xt::ones<double>(shape == 0 ? std::vector<std::size_t>{60, 7}
+                                                         : std::vector<std::size_t>{7, 60});
+      for (std::size_t i = 0; i < d.size(); ++i) d.data()[i] = double((i * 37) % 11) - 5.0;
+      d.data()[d.size() / 2] = bad;
+      auto x = ts::from_xtensor(d, {20, 20});
+      CHECK_THROWS_WITH(ts::linalg::svd(x, pol),
+                        Catch::Contains("svd: the matrix has NaN or infinite values") &&
+                            Catch::Contains("SVD did not converge"));
+      CHECK_THROWS_WITH(ts::linalg::svd_compressed(x, 3, pol),
+                        Catch::Contains("svd_compressed: the matrix has NaN or infinite values"));
+    }
+  }
+  // A finite matrix is unaffected, and the failure left nothing behind: the next call works.
+  xt::xarray<double> ok = xt::ones<double>({60, 7});
+  ok(3, 4) = 2;
+  auto r = ts::linalg::svd(ts::from_xtensor(ok, {20, 7}), pol);
+  CHECK(std::isfinite(ts::compute(r.s)(0)));
 }

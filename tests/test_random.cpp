@@ -9,8 +9,7 @@
 #include <numeric>
 #include <vector>
 
-#include <sys/resource.h>
-
+#include <tessera/core/process_memory.hpp>
 #include <tessera/tessera.hpp>
 #include <tessera/random.hpp>
 
@@ -22,14 +21,6 @@ namespace tr = tessera::random;
 using ts::index_t;
 
 namespace {
-
-template <class A, class B>
-bool bitwise_equal(const A& a, const B& b) {
-  using T = typename A::value_type;
-  static_assert(std::is_same_v<T, typename B::value_type>);
-  if (a.shape() != b.shape()) return false;
-  return a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
 
 /// Raw word at (seed, subsequence, offset), as curand() would return it first after
 /// curand_init(seed, subsequence, offset): word offset % 4 of block offset / 4.
@@ -79,12 +70,6 @@ double chi_square(const std::vector<double>& counts) {
   double x = 0;
   for (double c : counts) x += (c - e) * (c - e) / e;
   return x;
-}
-
-double peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_maxrss) / 1024.0;
 }
 
 /// Checks fill() (contiguous at several offsets, strided, dflat 0 and negative) against
@@ -290,10 +275,10 @@ TEMPLATE_TEST_CASE("same seed and shape give bitwise equal arrays for any chunki
     for (std::size_t c = 0; c < chunkings.size(); ++c) {
       INFO("chunking " << c);
       auto x = make(chunkings[c]);
-      CHECK(bitwise_equal(ts::compute(x, P{}), ref));
+      CHECK(testing::bitwise_equal_arrays(ts::compute(x, P{}), ref));
       if constexpr (std::is_same_v<P, ts::host>) {
-        CHECK(bitwise_equal(ts::compute(x, ts::host{.threads = 1}), ref));
-        CHECK(bitwise_equal(ts::compute(x, ts::host{.threads = 0}), ref));
+        CHECK(testing::bitwise_equal_arrays(ts::compute(x, ts::host{.threads = 1}), ref));
+        CHECK(testing::bitwise_equal_arrays(ts::compute(x, ts::host{.threads = 0}), ref));
       }
     }
   };
@@ -313,8 +298,8 @@ TEMPLATE_TEST_CASE("same seed and shape give bitwise equal arrays for any chunki
   auto h = g;
   auto a = h.standard_normal<double>(shape, {5, 7});
   xt::xarray<double> at = xt::transpose(ts::compute(a, P{}));
-  CHECK(bitwise_equal(ts::compute(ts::transpose(a), P{}), at));
-  CHECK(bitwise_equal(ts::compute(ts::rechunk(ts::transpose(a), {3, 50}), P{}), at));
+  CHECK(testing::bitwise_equal_arrays(ts::compute(ts::transpose(a), P{}), at));
+  CHECK(testing::bitwise_equal_arrays(ts::compute(ts::rechunk(ts::transpose(a), {3, 50}), P{}), at));
 }
 
 TEMPLATE_TEST_CASE("done-when: normal(10, 1) 4000 x 4000 moments and chunking invariance",
@@ -327,8 +312,8 @@ TEMPLATE_TEST_CASE("done-when: normal(10, 1) 4000 x 4000 moments and chunking in
   INFO("mean " << m.mean << " var " << m.var);
   CHECK(std::abs(m.mean - 10) < 1e-3);
   CHECK(std::abs(std::sqrt(m.var) - 1) < 1e-3);
-  CHECK(bitwise_equal(ts::compute(g2.normal<double>(10, 1, {4000, 4000}, {4000, 7}), P{}), a));
-  CHECK(bitwise_equal(ts::compute(g3.normal<double>(10, 1, {4000, 4000}, {1, 4000}), P{}), a));
+  CHECK(testing::bitwise_equal_arrays(ts::compute(g2.normal<double>(10, 1, {4000, 4000}, {4000, 7}), P{}), a));
+  CHECK(testing::bitwise_equal_arrays(ts::compute(g3.normal<double>(10, 1, {4000, 4000}, {1, 4000}), P{}), a));
 }
 
 TEMPLATE_TEST_CASE("statistics of 1e7 draws: mean and variance within 5 standard errors",
@@ -467,13 +452,13 @@ TEMPLATE_TEST_CASE("no correlation between consecutive streams and seeds", "[ran
   // neighbours inside one array (lag 1: the sine and cosine of one Box-Muller pair)
   std::vector<double> a0(a.begin(), a.end() - 1), a1(a.begin() + 1, a.end());
   CHECK(std::abs(corr(a0, a1)) < lim);
-  CHECK_FALSE(bitwise_equal(a, b));
+  CHECK_FALSE(testing::bitwise_equal_arrays(a, b));
 }
 
 TEST_CASE("element-wise access: a window of a 1e12-element array costs only the window", "[random]") {
   const index_t big = 1'000'000'000'000;
   auto g = tr::default_rng(31337);
-  const double rss0 = peak_rss_mib();
+  const double rss0 = ts::peak_resident_mib();
   const auto t0 = std::chrono::steady_clock::now();
 
   // 1-D, one chunk of 1e12 elements: bind one small box through the accessor
@@ -512,9 +497,9 @@ TEST_CASE("element-wise access: a window of a 1e12-element array costs only the 
       REQUIRE(wb[std::size_t(i * 3 + j)] == b.function()((by.lo[1] + j) * 1'000'000 + by.lo[0] + i));
 
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  INFO("window time " << secs << " s, peak RSS grew " << peak_rss_mib() - rss0 << " MiB");
+  INFO("window time " << secs << " s, peak RSS grew " << ts::peak_resident_mib() - rss0 << " MiB");
   CHECK(secs < 0.5);
-  CHECK(peak_rss_mib() - rss0 < 64);
+  CHECK(ts::peak_resident_mib() - rss0 < 64);
 }
 
 TEMPLATE_TEST_CASE("views of a 1e12-element random array generate only what they select", "[random]",
@@ -555,15 +540,15 @@ TEST_CASE("generators: reproducible, one stream per array, copies replay", "[ran
   auto h = tr::default_rng(5);
   auto x1 = g.random<double>({100}).compute();
   auto x2 = g.random<double>({100}).compute();
-  CHECK_FALSE(bitwise_equal(x1, x2));
-  CHECK(bitwise_equal(h.random<double>({100}).compute(), x1));
+  CHECK_FALSE(testing::bitwise_equal_arrays(x1, x2));
+  CHECK(testing::bitwise_equal_arrays(h.random<double>({100}).compute(), x1));
   auto k = h;  // copy: replays the same next stream
-  CHECK(bitwise_equal(h.random<double>({100}).compute(), x2));
-  CHECK(bitwise_equal(k.random<double>({100}).compute(), x2));
+  CHECK(testing::bitwise_equal_arrays(h.random<double>({100}).compute(), x2));
+  CHECK(testing::bitwise_equal_arrays(k.random<double>({100}).compute(), x2));
   CHECK(g.stream() == 2);
   CHECK(g.seed() == 5);
   // a different seed gives different numbers
-  CHECK_FALSE(bitwise_equal(tr::default_rng(6).random<double>({100}).compute(), x1));
+  CHECK_FALSE(testing::bitwise_equal_arrays(tr::default_rng(6).random<double>({100}).compute(), x1));
   // a rejected call does not consume a stream
   CHECK_THROWS(g.normal<double>(0, -1, {10}));
   CHECK(g.stream() == 2);

@@ -4,13 +4,8 @@
 
 #if defined(__CUDACC__)
 #define TESSERA_HD __host__ __device__
-#define TESSERA_DEVICE_COMPILE 1
 #else
 #define TESSERA_HD
-#endif
-
-#if defined(__CUDA_ARCH__)
-#define TESSERA_IN_DEVICE_CODE 1
 #endif
 
 #define TESSERA_INLINE inline __attribute__((always_inline))

@@ -1,7 +1,8 @@
 // Reductions: ts::sum, prod, mean, variance, stddev, amin, amax, argmin, argmax, any, all,
-// count_nonzero. Lazy nodes folded inside the per-chunk kernel and tree-combined
-// (docs/reductions.md).
+// count_nonzero, and ts::reduce with a user reducer. Lazy nodes folded inside the per-chunk
+// kernel and tree-combined (docs/reductions.md).
 #pragma once
 #include "reduce/accumulators.hpp"
 #include "exec/drivers.hpp"
 #include "reduce/reduction.hpp"
+#include "reduce/custom.hpp"

@@ -13,6 +13,7 @@
 #include "nodes/remap.hpp"
 #include "nodes/rechunk.hpp"
 #include "ops/arith.hpp"
+#include "ops/map.hpp"
 #include "backend/host.hpp"
 #include "compute.hpp"
 #include "random.hpp"

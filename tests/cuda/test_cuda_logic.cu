@@ -348,7 +348,7 @@ TEST_CASE("linalg without a usable device: ts::cuda throws, auto_backend falls b
   CHECK(close(ts::abs(r0), ts::abs(r1), 1e-12));  // rows of R agree up to sign
   CHECK(close(ts::linalg::matmul(x, y), ts::linalg::matmul(x, y, best), 1e-12));
   auto c0 = ts::linalg::svd_compressed(x, 3, {.n_power_iter = 1, .seed = 5});
-  auto c1 = ts::linalg::svd_compressed(x, 3, {.n_power_iter = 1, .seed = 5}, best);
+  auto c1 = ts::linalg::svd_compressed(x, 3, best, {.n_power_iter = 1, .seed = 5});
   CHECK(close(c0.s, c1.s, 1e-10));
   if (ts::cuda::available()) {
     WARN("a CUDA device is usable here: the no-device linalg checks were not run");
@@ -358,7 +358,7 @@ TEST_CASE("linalg without a usable device: ts::cuda throws, auto_backend falls b
   CHECK_THROWS_AS(ts::linalg::svd(x, ts::cuda{}), std::runtime_error);
   CHECK_THROWS_AS(ts::linalg::tsqr(x, ts::cuda{}), std::runtime_error);
   CHECK_THROWS_AS(ts::linalg::matmul(x, y, ts::cuda{}), std::runtime_error);
-  CHECK_THROWS_AS(ts::linalg::svd_compressed(x, 3, {}, ts::cuda{}), std::runtime_error);
+  CHECK_THROWS_AS(ts::linalg::svd_compressed(x, 3, ts::cuda{}), std::runtime_error);
   try {
     ts::linalg::svd(x, ts::cuda{});
   } catch (const std::runtime_error& e) {

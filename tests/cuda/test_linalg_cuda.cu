@@ -105,8 +105,8 @@ TEMPLATE_TEST_CASE("cuSOLVER SVD (gesvdj and gesvd) matches LAPACK", "[cuda][lin
       auto ah = a, ac = a;
       std::vector<T> sh(static_cast<std::size_t>(k)), sc(static_cast<std::size_t>(k)), uh(std::size_t(m * k)), uc(std::size_t(m * k)),
           vh(std::size_t(k * n)), vc(std::size_t(k * n));
-      dh::gesdd(m, n, ah.data(), m, sh.data(), uh.data(), m, vh.data(), k);
-      if (method == 0) dc::gesdd(m, n, ac.data(), m, sc.data(), uc.data(), m, vc.data(), k);
+      dh::thin_svd(m, n, ah.data(), m, sh.data(), uh.data(), m, vh.data(), k);
+      if (method == 0) dc::thin_svd(m, n, ac.data(), m, sc.data(), uc.data(), m, vc.data(), k);
       else dc::gesvd(m, n, ac.data(), m, sc.data(), uc.data(), m, vc.data(), k);
       CHECK(max_abs_diff(sh, sc) <= tol<T>() * 10 * double(m + n));
       // U S Vt reconstructs A.

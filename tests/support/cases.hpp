@@ -103,6 +103,16 @@ xt::xarray<T> random_data(std::mt19937_64& rng, const shape_t& shape) {
   return a;
 }
 
+/// Same shape and the same bytes (distinguishes -0.0 and NaN payloads): two dense arrays with
+/// shape(), size(), data() and the same value_type.
+template <class A, class B>
+bool bitwise_equal_arrays(const A& a, const B& b) {
+  using T = typename A::value_type;
+  static_assert(std::is_same_v<T, typename B::value_type>);
+  if (a.shape() != b.shape()) return false;
+  return a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
 inline std::string describe(const shape_t& s) { return tessera::detail::cat(s); }
 inline std::string describe(const chunks_t& c) {
   std::string out = "(";

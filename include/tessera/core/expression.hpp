@@ -22,6 +22,7 @@
 #include <concepts>
 #include <type_traits>
 
+#include "affine_map.hpp"
 #include "grid.hpp"
 
 namespace tessera {
@@ -92,7 +93,10 @@ TESSERA_HD auto element_at(const Acc& acc, const ivec& idx) {
 }
 
 /// How an operand of an elementwise node maps onto the broadcast output: leading axes it lacks
-/// and axes where it has length 1 while the output does not.
+/// and axes where it has length 1 while the output does not. The special case of affine_map
+/// with unit steps, zero base and no permutation (to_affine), kept as its own 8-byte encoding
+/// because every operand of every elementwise kernel carries one (kernel-parameter size); the
+/// CPU tests check map_line and map_box against to_affine's.
 struct bcast {
   int offset = 0;           // output rank - operand rank
   unsigned stretched = 0;   // bit k: operand axis k has length 1, broadcast
@@ -111,6 +115,19 @@ struct bcast {
       caxis = a;
       cstep = step;
     }
+  }
+  /// The same map as an affine_map from output rank `out_rank`.
+  affine_map to_affine(int out_rank) const {
+    affine_map m;
+    m.out_rank = out_rank;
+    m.base.n = out_rank - offset;
+    for (int d = 0; d < out_rank; ++d) {
+      const int k = d - offset;
+      const bool mapped = k >= 0 && !((stretched >> k) & 1u);
+      m.src[d] = mapped ? k : -1;
+      m.step[d] = mapped ? 1 : 0;
+    }
+    return m;
   }
   box map_box(const box& b) const {
     box c;

@@ -44,12 +44,30 @@ class chunks_arg {
 
 namespace detail {
 
+/// Element count of shape s. Throws for a negative dimension, and, as NumPy ("array is too
+/// big"), when the product of the nonzero dimensions exceeds the index type (2^63 - 1).
 inline index_t checked_size(const shape_t& s) {
   index_t n = 1;
+  bool empty = false;
   for (std::size_t d = 0; d < s.size(); ++d) {
     if (s[d] < 0) throw_invalid("negative dimension ", s[d], " at axis ", d, " of shape ", s);
-    n *= s[d];
+    if (s[d] == 0) {
+      empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(n, s[d], &n))
+      throw_invalid("array is too big: shape ", s, " has more than 2^63 - 1 elements");
   }
+  return empty ? 0 : n;
+}
+
+/// Element count of shape s, also checking that its bytes (itemsize each) fit the index type.
+inline index_t checked_size(const shape_t& s, std::size_t itemsize) {
+  const index_t n = checked_size(s);
+  index_t bytes;
+  if (__builtin_mul_overflow(n, index_t(itemsize), &bytes))
+    throw_invalid("array is too big: shape ", s, " of ", itemsize,
+                  "-byte elements needs more than 2^63 - 1 bytes");
   return n;
 }
 
@@ -63,7 +81,11 @@ inline void check_rank(const shape_t& s) {
 inline std::vector<index_t> regular(index_t n, index_t c) {
   std::vector<index_t> out;
   if (n == 0) return {0};
-  for (index_t o = 0; o < n; o += c) out.push_back(std::min(c, n - o));
+  for (index_t o = 0; o < n;) {  // (o + c may not fit the index type near its limit)
+    const index_t len = std::min(c, n - o);
+    out.push_back(len);
+    o += len;
+  }
   return out;
 }
 
@@ -118,7 +140,7 @@ class chunk_grid {
   /// Normalizes a user chunks argument for `shape`.
   static chunk_grid make(const shape_t& shape, const chunks_arg& arg, std::size_t itemsize) {
     detail::check_rank(shape);
-    detail::checked_size(shape);
+    detail::checked_size(shape, itemsize);
     const auto& v = arg.value();
     if (std::holds_alternative<std::monostate>(v))
       return chunk_grid(shape, detail::auto_chunk(shape, itemsize));

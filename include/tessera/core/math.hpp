@@ -17,8 +17,6 @@ TESSERA_MATH1(sqrt)
 TESSERA_MATH1(sin)
 TESSERA_MATH1(cos)
 TESSERA_MATH1(fabs)
-TESSERA_MATH1(log1p)
-TESSERA_MATH1(expm1)
 #undef TESSERA_MATH1
 TESSERA_HD inline float pow(float x, float y) { return ::powf(x, y); }
 TESSERA_HD inline double pow(double x, double y) { return ::pow(x, y); }

@@ -38,10 +38,17 @@ svd_result<detail::real_of<X>, device_array<detail::real_of<X>>> svd(const X& a,
 }
 
 template <expression_type X>
+svd_result<detail::real_of<X>> svd_compressed(const X& a, index_t k, const auto_backend& pol,
+                                              const svd_compressed_options& opt = {}) {
+  if (tessera::detail::cuda_backend::auto_uses_gpu()) return svd_compressed(a, k, pol.gpu, opt);
+  return svd_compressed(a, k, pol.cpu, opt);
+}
+
+/// Options before the policy: kept for compatibility (svd_compressed.hpp).
+template <expression_type X>
 svd_result<detail::real_of<X>> svd_compressed(const X& a, index_t k, const svd_compressed_options& opt,
                                               const auto_backend& pol) {
-  if (tessera::detail::cuda_backend::auto_uses_gpu()) return svd_compressed(a, k, opt, pol.gpu);
-  return svd_compressed(a, k, opt, pol.cpu);
+  return svd_compressed(a, k, pol, opt);
 }
 
 template <expression_type A, expression_type B>

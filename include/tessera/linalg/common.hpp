@@ -10,8 +10,6 @@
 
 #include "../backend/host.hpp"
 #include "../compute.hpp"
-#include "../backend/host.hpp"
-
 #include "../nodes/rechunk.hpp"
 #include "../nodes/remap.hpp"
 #include "../nodes/stored.hpp"
@@ -90,6 +88,17 @@ void check_matrix(const X& a, const char* what) {
     throw_invalid(what, " needs a 2-D array, got shape ", a.shape());
   if (a.shape()[0] == 0 || a.shape()[1] == 0)
     throw_invalid(what, " needs a non-empty matrix, got shape ", a.shape());
+}
+
+/// Throws, before the dense SVD of a small factor (which LAPACK would refuse with a bare
+/// "info -5" or fail to converge on), when the factor has a NaN or an infinity: NaN and Inf
+/// in the input propagate into it (NumPy: "SVD did not converge").
+template <class T>
+void check_finite_factor(const T* p, std::size_t n, const char* what) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isfinite(p[i]))
+      throw_invalid(what, ": the matrix has NaN or infinite values (a ", p[i],
+                    " reached its reduced factor): SVD did not converge");
 }
 
 /// Row chunks for a row-block pass: a's row chunks, split further where a row block of n

@@ -3,7 +3,7 @@
 //
 //   dense<cuda>::geqrf / orgqr / ormqr        cusolverDn{S,D}geqrf / orgqr / ormqr
 //   dense<cuda>::qr_explicit                  geqrf + orgqr in one device round trip
-//   dense<cuda>::gesdd                        cusolverDn{S,D}gesvdj (Jacobi, economy), falling
+//   dense<cuda>::thin_svd                     cusolverDn{S,D}gesvdj (Jacobi, economy), falling
 //                                             back to cusolverDn{S,D}gesvd when it does not
 //                                             converge (gesvd needs m >= n: the transpose is
 //                                             factored when m < n)
@@ -363,8 +363,8 @@ struct dense<cuda> {
   /// Thin SVD of the m x n matrix a (destroyed): s (k), u (m x k), vt (k x n), k = min(m, n).
   /// Jacobi (gesvdj, economy); QR iteration (gesvd) when gesvdj does not converge.
   template <class T>
-  static void gesdd(index_t m, index_t n, T* a, index_t lda, T* s, T* u, index_t ldu, T* vt,
-                    index_t ldvt) {
+  static void thin_svd(index_t m, index_t n, T* a, index_t lda, T* s, T* u, index_t ldu,
+                       T* vt, index_t ldvt) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
     const index_t k = std::min(m, n);
     if (k == 0) return;

@@ -2,15 +2,22 @@
 //
 // Every chunked algorithm (tsqr.hpp, svd.hpp, matmul.hpp, svd_compressed.hpp) calls the dense
 // kernels only through `dense<Policy>`, so a backend supplies one specialization with this
-// interface (the CUDA backend mirrors it in linalg/dense_cuda.cuh with cuSOLVER/cuBLAS):
+// interface (the CUDA backend mirrors it in linalg/dense_cuda.cuh with cuSOLVER/cuBLAS). The
+// primitives are named after the operation (LAPACK's name where every backend runs that
+// routine); what each backend runs is documented at its definition:
 //
 //   dense<P>::geqrf(m, n, a, lda, tau)          QR in place (Householder form), column-major
 //   dense<P>::orgqr(m, n, k, a, lda, tau)       the first n columns of Q, in place
-//   dense<P>::gesdd(m, n, a, lda, s, u, ldu, vt, ldvt)
-//                                               thin SVD (k = min(m, n)); gesvd when gesdd fails
+//   dense<P>::ormqr(m, n, k, a, lda, tau, c, ldc)
+//                                               c := Q c (Q from geqrf's reflectors)
+//   dense<P>::thin_svd(m, n, a, lda, s, u, ldu, vt, ldvt)
+//                                               thin SVD, k = min(m, n), a destroyed (host:
+//                                               gesdd, gesvd when it fails; CUDA: gesvdj,
+//                                               gesvd when it fails)
 //   dense<P>::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)   column-major
 //   dense<P>::qr_explicit(m, n, a, r)           a (m x n, ld m) := Q (m x min(m, n)), r := R
 //   dense<P>::threads_guard(n)                  RAII: the library's own thread count
+//   dense<P>::tpqrt / tpmqrt                    host only, when tree_path (below) is true
 //
 // and the execution pieces the algorithms are written against:
 //
@@ -38,8 +45,6 @@
 
 #include "../backend/host.hpp"
 #include "../config.hpp"
-#include "../backend/host.hpp"
-
 #include "../nodes/stored.hpp"
 
 // OpenBLAS's own thread control (declared in OpenBLAS's cblas.h; declared here too so this
@@ -204,10 +209,11 @@ struct dense<host> {
 
   // --- SVD ------------------------------------------------------------------------------------
   /// Thin SVD of the m x n matrix a (destroyed): s (k), u (m x k), vt (k x n), k = min(m, n).
-  /// Divide and conquer (gesdd); falls back to QR iteration (gesvd) if gesdd does not converge.
+  /// LAPACK divide and conquer (gesdd); falls back to QR iteration (gesvd) if gesdd does not
+  /// converge.
   template <class T>
-  static void gesdd(index_t m, index_t n, T* a, index_t lda, T* s, T* u, index_t ldu, T* vt,
-                    index_t ldvt) {
+  static void thin_svd(index_t m, index_t n, T* a, index_t lda, T* s, T* u, index_t ldu,
+                       T* vt, index_t ldvt) {
     const index_t k = std::min(m, n);
     std::vector<T> keep(a, a + lda * n);  // gesdd destroys a; gesvd needs the original
     lapack_int info;

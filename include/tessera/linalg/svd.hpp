@@ -1,6 +1,6 @@
-// Thin SVD of a chunked matrix through TSQR: A = Q R (tsqr.hpp), R = U_R S V' (dense gesdd on
-// the k x k factor), U = Q U_R written block by block with a's row chunks. Short-fat matrices
-// are factored through their transpose (ts::transpose, lazy).
+// Thin SVD of a chunked matrix through TSQR: A = Q R (tsqr.hpp), R = U_R S V' (dense
+// dense<P>::thin_svd of the k x k factor), U = Q U_R written block by block with a's row
+// chunks. Short-fat matrices are factored through their transpose (ts::transpose, lazy).
 //
 // Sign convention: each singular pair is flipped so that, in the square k x k factor (vt when
 // m >= n, u when m < n), the largest-magnitude entry of the pair's vector (the first on ties)
@@ -22,11 +22,12 @@ auto svd_tall_with(const X& a, const P& pol, const tsqr_options& opt,
   auto src = make_row_source(a, rows, pol);
   auto f = factor(src);
   const index_t k = f.k;  // == n for m >= n
+  check_finite_factor(f.r.data(), f.r.size(), "svd");  // before pass 2 and the dense SVD
   std::vector<T> s(static_cast<std::size_t>(k)), ur(std::size_t(k * k)), vt(std::size_t(k * n));
   {
     typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
     dense<P>::single(pol, [&] {
-      dense<P>::gesdd(k, n, f.r.data(), k, s.data(), ur.data(), k, vt.data(), k);
+      dense<P>::thin_svd(k, n, f.r.data(), k, s.data(), ur.data(), k, vt.data(), k);
     });
   }
   svd_flip_v(vt.data(), k, n, ur.data(), k, k);

@@ -107,11 +107,12 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
   std::vector<T> bm(std::size_t(l * n));
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i < l; ++i) bm[std::size_t(j * l + i)] = z[std::size_t(i * n + j)];
+  check_finite_factor(bm.data(), bm.size(), "svd_compressed");
   std::vector<T> s(static_cast<std::size_t>(l)), ub(std::size_t(l * l)), vt(std::size_t(l * n));
   {
     typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
     dense<P>::single(pol, [&] {
-      dense<P>::gesdd(l, n, bm.data(), l, s.data(), ub.data(), l, vt.data(), l);
+      dense<P>::thin_svd(l, n, bm.data(), l, s.data(), ub.data(), l, vt.data(), l);
     });
   }
   // Truncate to k: vt rows 0..k-1 (column-major k x n), ub columns 0..k-1 (l x k).
@@ -142,10 +143,15 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
 
 /// Rank-k randomized SVD of a 2-D value expression (any shape; short-fat via the transpose):
 /// u (m x k, a's row chunks), s (k, descending), vt (k x n), same sign convention as svd().
-template <expression_type X, linalg_policy P = host>
-svd_result<detail::real_of<X>> svd_compressed(const X& a, index_t k,
-                                              const svd_compressed_options& opt = {},
-                                              const P& pol = {}) {
+/// The policy comes before the options, as in svd, qr and tsqr:
+///
+///   svd_compressed(a, k)                  host, default options (the overload below)
+///   svd_compressed(a, k, opt)             host (the overload below)
+///   svd_compressed(a, k, pol)             default options
+///   svd_compressed(a, k, pol, opt)
+template <expression_type X, linalg_policy P>
+svd_result<detail::real_of<X>> svd_compressed(const X& a, index_t k, const P& pol,
+                                              const svd_compressed_options& opt = {}) {
   using T = detail::real_of<X>;
   detail::check_real_type<T>();
   detail::check_matrix(a, "svd_compressed");
@@ -165,6 +171,16 @@ svd_result<detail::real_of<X>> svd_compressed(const X& a, index_t k,
   auto t = detail::svd_compressed_tall<T>(detail::make_row_source(at, rows, pol), k, opt, pol,
                                           a.chunks()[0]);
   return detail::transposed(t, pol);
+}
+
+/// svd_compressed(a, k) and svd_compressed(a, k, opt) on the host; also the options-before-
+/// policy order svd_compressed(a, k, opt, pol), kept for compatibility with code written
+/// before the policy-first order above (same results, bit for bit).
+template <expression_type X, linalg_policy P = host>
+svd_result<detail::real_of<X>> svd_compressed(const X& a, index_t k,
+                                              const svd_compressed_options& opt = {},
+                                              const P& pol = {}) {
+  return svd_compressed(a, k, pol, opt);
 }
 
 }  // namespace tessera::linalg

@@ -2,6 +2,8 @@
 // constants, arange, and (random/) counter-based random numbers. Any element can be produced
 // without producing any other, so views of these leaves only generate what they select.
 #pragma once
+#include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "../core/expression.hpp"
@@ -95,7 +97,11 @@ template <class T>
 struct arange {
   using value_type = T;
   T start, step;
-  TESSERA_HD T operator()(index_t i) const { return T(start + T(i) * step); }
+  TESSERA_HD T operator()(index_t i) const {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)  // modulo 2^64: no UB
+      return T(std::uint64_t(start) + std::uint64_t(i) * std::uint64_t(step));
+    else return T(start + T(i) * step);
+  }
 };
 }  // namespace generators
 
@@ -123,17 +129,28 @@ generated<generators::constant<T>> ones(const shape_t& shape, const chunks_arg& 
 template <class T, class A, class B, class C>
   requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>
 generated<generators::arange<T>> arange(A start, B stop, C step, const chunks_arg& chunks = {}) {
+  constexpr index_t max_length = std::numeric_limits<index_t>::max();
   index_t n = 0;
   if constexpr (std::is_integral_v<A> && std::is_integral_v<B> && std::is_integral_v<C>) {
     if (step == 0) throw_invalid("arange step must not be zero");
-    index_t a = index_t(start), b = index_t(stop), s = index_t(step);
-    if (s > 0 && b > a) n = (b - a + s - 1) / s;
-    if (s < 0 && b < a) n = (a - b + (-s) - 1) / (-s);
+    // In 128 bits: int64 MIN..MAX (or uint64 bounds) do not overflow on the way.
+    using wide = __int128;
+    const wide a = wide(start), b = wide(stop), s = wide(step);
+    wide len = 0;
+    if (s > 0 && b > a) len = (b - a + s - 1) / s;
+    if (s < 0 && b < a) len = (a - b + (-s) - 1) / (-s);
+    if (len > wide(max_length))
+      throw_invalid("arange(", +start, ", ", +stop, ", ", +step,
+                    "): length exceeds the largest array size (2^63 - 1 elements)");
+    n = index_t(len);
   } else {
     double a = double(start), b = double(stop), s = double(step);
     if (!(s == s) || !(a == a) || !(b == b)) throw_invalid("arange arguments must not be NaN");
     if (s == 0) throw_invalid("arange step must not be zero");
-    double len = __builtin_ceil((b - a) / s);
+    const double len = __builtin_ceil((b - a) / s);
+    if (!(len < 0x1p63))  // inf (an infinite bound or span) or past the index type
+      throw_invalid("arange(", start, ", ", stop, ", ", step, "): length ", len,
+                    " exceeds the largest array size (2^63 - 1 elements)");
     n = len > 0 ? index_t(len) : 0;
   }
   return {generators::arange<T>{T(start), T(step)}, chunk_grid::make({n}, chunks, sizeof(T))};

@@ -167,11 +167,4 @@ struct cast_to {
   }
 };
 
-struct identity {
-  template <class A>
-  TESSERA_HD A operator()(A a) const {
-    return a;
-  }
-};
-
 }  // namespace tessera::ops

@@ -1,29 +1,20 @@
-// Element functors of the random arrays: each is a plain-data object whose operator()(flat)
-// (host and device) is the element at flat row-major index `flat`, a pure function of
-// (key, stream, flat). A ts::generated<philox_array<D>> leaf wraps it (nodes/generated.hpp).
-//
-// Word layout (docs/random.md): a distribution D uses D::epb elements per Philox block; element
-// i reads block i / epb of subsequence `stream`, slot i % epb. Rejection samplers continue on a
-// per-element sub-stream: subsequence stream | j << 48 (j = 1, 2, ...), block i.
+// The seven built-in distributions of ts::random (docs/random.md): uniform, normal, lognormal,
+// exponential, bernoulli, integers, gamma. Each is a plain-data object (value_type, epb,
+// TESSERA_HD element(words, slot, site)) that philox_array<D> (philox_array.hpp) turns into the
+// element functor of a random array; the generator's factories (generator.hpp) fill in their
+// parameters. They are written from the building blocks of conversions.hpp, exactly as a
+// distribution defined outside the library would be (docs/random.md, "Your own distribution").
 #pragma once
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "../config.hpp"
+#include "conversions.hpp"
 #include "math.hpp"
 #include "philox.hpp"
 
-#if !defined(__CUDACC__) && __has_include(<xsimd/xsimd.hpp>)
-#include <xsimd/xsimd.hpp>
-#define TESSERA_RANDOM_XSIMD 1
-#else
-#define TESSERA_RANDOM_XSIMD 0
-#endif
-
-// gcc 12 -Wall reports its own AVX-512 intrinsics (_mm512_undefined_*) and the batch arrays
-// (filled up to the count used) as maybe-uninitialized: false positives.
+// gcc 12 -Wall reports the batch arrays (filled up to the count used) as maybe-uninitialized:
+// false positives.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -31,111 +22,13 @@
 
 namespace tessera::random {
 
-/// Bit position of the retry index in the subsequence: streams are < 2^48.
-inline constexpr int retry_shift = 48;
-inline constexpr std::uint64_t max_streams = std::uint64_t(1) << retry_shift;
-
-/// Where an element's words come from: generator key, stream, flat element index.
-struct site {
-  philox::key key;
-  std::uint64_t stream;
-  std::uint64_t index;
-  /// Block `index` of retry sub-stream j >= 1 of this element.
-  TESSERA_HD u32x4 retry(std::uint64_t j) const {
-    return philox::at(key, stream | (j << retry_shift), index);
-  }
-};
-
-namespace detail {
-/// p[k] = sqrt(p[k]) for k < n (host). IEEE square roots, vectorized with xsimd when present.
-template <class T>
-inline void sqrt_inplace(T* p, int n) {
-  int k = 0;
-#if TESSERA_RANDOM_XSIMD
-  using B = xsimd::batch<T>;
-  for (; k + int(B::size) <= n; k += int(B::size))
-    xsimd::sqrt(B::load_unaligned(p + k)).store_unaligned(p + k);
-#endif
-  for (; k < n; ++k) p[k] = math::sqrt(p[k]);
-}
-}  // namespace detail
-
-namespace conv {
-/// A 32-bit word as a double, through a signed conversion (vectorizes on AVX2 too). Exact.
-TESSERA_HD TESSERA_INLINE double u32(std::uint32_t a) {
-  return double(std::int32_t(a ^ 0x80000000u)) + 2147483648.0;
-}
-/// 53-bit uniform in [0, 1) from two words (a: high 32 bits, b: top 21 bits used). Exact.
-TESSERA_HD TESSERA_INLINE double u53(std::uint32_t a, std::uint32_t b) {
-  return u32(a) * 0x1p-32 + double(std::int32_t(b >> 11)) * 0x1p-53;
-}
-/// The same 53 bits as a uniform in (0, 1]: (k + 1) 2^-53. Exact.
-TESSERA_HD TESSERA_INLINE double u53_open0(std::uint32_t a, std::uint32_t b) {
-  return u32(a) * 0x1p-32 + double(std::int32_t(b >> 11) + 1) * 0x1p-53;
-}
-/// 24-bit uniform in [0, 1) from one word. Exact.
-TESSERA_HD TESSERA_INLINE float u24(std::uint32_t w) {
-  return float(std::int32_t(w >> 8)) * 0x1p-24f;
-}
-/// Uniform in (0, 1] from one word: (w >> 1) 2^-31 + 2^-32 rounded to float (so the
-/// smallest values keep their resolution: the minimum is 2^-32).
-TESSERA_HD TESSERA_INLINE float u32_open0(std::uint32_t w) {
-  return math::fmad(float(std::int32_t(w >> 1)), 0x1p-31f, 0x1p-32f);
-}
-/// Box-Muller, double: squared radius -2 log u from words (a, b) (u in (0, 1], 53 bits).
-TESSERA_HD TESSERA_INLINE double radius2(std::uint32_t a, std::uint32_t b) {
-  return -2.0 * math::log(u53_open0(a, b));
-}
-/// Box-Muller, double: sine and cosine of the angle 2 pi v, v = c 2^-32 + (d >> 11) 2^-53,
-/// reduced exactly to (pi / 2) (q + f), f in [-1/2, 1/2).
-TESSERA_HD TESSERA_INLINE void angle(std::uint32_t c, std::uint32_t d, double& s, double& co) {
-  const std::uint32_t q = (c + (1u << 29)) >> 30;
-  const std::int32_t rem = std::int32_t(c - (q << 30));
-  const double f = double(rem) * 0x1p-30 + double(std::int32_t(d >> 11)) * 0x1p-51;
-  math::sincos_quadrant(f, q & 3u, s, co);
-}
-/// Box-Muller pair in double: radius from (a, b), angle from (c, d).
-TESSERA_HD TESSERA_INLINE void box_muller(std::uint32_t a, std::uint32_t b, std::uint32_t c,
-                                          std::uint32_t d, double& z0, double& z1) {
-  const double r = math::sqrt(radius2(a, b));
-  double s, co;
-  angle(c, d, s, co);
-  z0 = r * co;
-  z1 = r * s;
-}
-/// Box-Muller, float: squared radius from one word (u in (0, 1], see u32_open0).
-TESSERA_HD TESSERA_INLINE float radius2(std::uint32_t a) {
-  return -2.0f * math::log(u32_open0(a));
-}
-/// Box-Muller, float: sine and cosine of 2 pi b 2^-32 (30 bits of fraction after reduction).
-TESSERA_HD TESSERA_INLINE void angle(std::uint32_t b, float& s, float& co) {
-  const std::uint32_t q = (b + (1u << 29)) >> 30;
-  const std::int32_t rem = std::int32_t(b - (q << 30));
-  math::sincos_quadrant(float(rem) * 0x1p-30f, q & 3u, s, co);
-}
-/// Box-Muller pair in float: radius from a, angle from b.
-TESSERA_HD TESSERA_INLINE void box_muller(std::uint32_t a, std::uint32_t b, float& z0,
-                                          float& z1) {
-  const float r = math::sqrt(radius2(a));
-  float s, co;
-  angle(b, s, co);
-  z0 = r * co;
-  z1 = r * s;
-}
-TESSERA_HD TESSERA_INLINE std::uint64_t mulhi64(std::uint64_t a, std::uint64_t b) {
-#if defined(__CUDA_ARCH__)
-  return __umul64hi(a, b);
-#else
-  return std::uint64_t((unsigned __int128)a * b >> 64);
-#endif
-}
-}  // namespace conv
-
 // ---------------------------------------------------------------------------------------------
-// Distributions. Each has value_type, epb (elements per block) and
+// Distributions (the `distribution` concept, philox_array.hpp). Each has value_type, epb
+// (elements per block) and
 //   TESSERA_HD value_type element(const u32x4& w, int slot, const site& s) const
 // and may define host `blocks(x, y, z, w, nb, out, first)` filling nb * epb elements of nb
-// consecutive blocks (faster than slot-wise element calls), `first` being the first element's site.
+// consecutive blocks (faster than slot-wise element calls), `first` being the first element's
+// site, host `lanes` (strided batches) and device `pair` (two elements from one transform).
 
 /// Uniform on [low, high): low + (high - low) u, u with 53 (double) or 24 (float) bits; a
 /// rounded result equal to high is replaced by the largest value below high.
@@ -448,108 +341,6 @@ struct gamma_dist {
     return d * scale;
   }
   TESSERA_HD T element(const u32x4& w, int, const site& s) const { return T(sample(w, s)); }
-};
-
-// ---------------------------------------------------------------------------------------------
-
-namespace detail {
-template <class D>
-concept has_blocks = requires(const D& d, const std::uint32_t* p, typename D::value_type* o,
-                              const site& s) { d.blocks(p, p, p, p, 1, o, s); };
-template <class D>
-concept has_lanes = requires(const D& d, const std::uint32_t* p, const std::uint64_t* i,
-                             typename D::value_type* o) { d.lanes(p, p, p, p, i, 1, o); };
-}  // namespace detail
-
-/// The element functor of a random array: element `flat` of distribution D on (key, stream).
-template <class D>
-struct philox_array {
-  using value_type = typename D::value_type;
-  static constexpr bool batched = true;
-  static constexpr int epb = D::epb;
-  philox::key key;
-  std::uint64_t stream = 0;
-  D dist;
-
-  TESSERA_HD value_type operator()(index_t flat) const {
-    const std::uint64_t i = std::uint64_t(flat);
-    const u32x4 w = philox::at(key, stream, i / epb);
-    return dist.element(w, int(i % epb), site{key, stream, i});
-  }
-  /// Elements flat and flat + 1 (flat even) from one Philox block and one transform, when
-  /// the distribution makes two at once (normal: a Box-Muller pair). Bitwise as operator().
-  TESSERA_HD void pair(index_t flat, value_type& a, value_type& b) const
-    requires requires(const D& d, const u32x4& w, value_type& v) { d.pair(w, 0, v, v); }
-  {
-    const std::uint64_t i = std::uint64_t(flat);
-    dist.pair(philox::at(key, stream, i / epb), int(i % epb), a, b);
-  }
-
-  /// out[k] = (*this)(flat0 + k * dflat), k < n: Philox on lanes, then the transform.
-  void fill(index_t flat0, index_t dflat, index_t n, value_type* out) const {
-    while (n > 0) {
-      const int m = int(std::min<index_t>(n, batch_size));
-      if (dflat == 1) fill_contiguous(std::uint64_t(flat0), m, out);
-      else fill_lanes(std::uint64_t(flat0), std::uint64_t(dflat), m, out);
-      flat0 += index_t(m) * dflat;
-      out += m;
-      n -= m;
-    }
-  }
-
- private:
-  static constexpr int max_blocks = int(batch_size) + 2;
-
-  void fill_contiguous(std::uint64_t flat0, int n, value_type* out) const {
-    const std::uint64_t b0 = flat0 / epb;
-    const int nb = int((flat0 + std::uint64_t(n) - 1) / epb - b0) + 1;
-    alignas(64) std::uint32_t lo[max_blocks], hi[max_blocks];
-    alignas(64) std::uint32_t x[max_blocks], y[max_blocks], z[max_blocks], w[max_blocks];
-    for (int j = 0; j < nb; ++j) {
-      const std::uint64_t b = b0 + std::uint64_t(j);
-      lo[j] = std::uint32_t(b);
-      hi[j] = std::uint32_t(b >> 32);
-    }
-    philox::batch(key, stream, lo, hi, nb, x, y, z, w);
-    const site first{key, stream, b0 * epb};
-    const int skip = int(flat0 - b0 * epb);
-    if constexpr (detail::has_blocks<D>) {
-      if (skip == 0 && nb * epb == n) {  // aligned: write straight into out
-        dist.blocks(x, y, z, w, nb, out, first);
-        return;
-      }
-      alignas(64) value_type r[max_blocks * epb];
-      dist.blocks(x, y, z, w, nb, r, first);
-      for (int k = 0; k < n; ++k) out[k] = r[k + skip];
-    } else {
-      for (int k = 0; k < n; ++k) {
-        const int e = k + skip, j = e / epb;
-        out[k] = dist.element(u32x4{{x[j], y[j], z[j], w[j]}}, e % epb,
-                              site{key, stream, first.index + std::uint64_t(e)});
-      }
-    }
-  }
-
-  void fill_lanes(std::uint64_t flat0, std::uint64_t dflat, int n, value_type* out) const {
-    alignas(64) std::uint32_t lo[max_blocks], hi[max_blocks];
-    alignas(64) std::uint32_t x[max_blocks], y[max_blocks], z[max_blocks], w[max_blocks];
-    for (int k = 0; k < n; ++k) {
-      const std::uint64_t b = (flat0 + std::uint64_t(k) * dflat) / epb;
-      lo[k] = std::uint32_t(b);
-      hi[k] = std::uint32_t(b >> 32);
-    }
-    philox::batch(key, stream, lo, hi, n, x, y, z, w);
-    if constexpr (detail::has_lanes<D>) {
-      alignas(64) std::uint64_t idx[max_blocks];
-      for (int k = 0; k < n; ++k) idx[k] = flat0 + std::uint64_t(k) * dflat;
-      dist.lanes(x, y, z, w, idx, n, out);
-    } else {
-      for (int k = 0; k < n; ++k) {
-        const std::uint64_t i = flat0 + std::uint64_t(k) * dflat;
-        out[k] = dist.element(u32x4{{x[k], y[k], z[k], w[k]}}, int(i % epb), site{key, stream, i});
-      }
-    }
-  }
 };
 
 }  // namespace tessera::random

@@ -1,6 +1,7 @@
 // ts::random::generator: a seed plus the next stream number. Each array drawn takes the next
 // stream, so draws from one generator are independent and reproducible in order; copies of a
-// generator draw the same arrays. Arrays are lazy generated<philox_array<D>> leaves.
+// generator draw the same arrays. Arrays are lazy generated<philox_array<D>> leaves; draw(dist,
+// shape) makes one of any `distribution` D, the built-in ones (the factories) or the caller's.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -9,12 +10,14 @@
 
 #include "../core/errors.hpp"
 #include "../nodes/generated.hpp"
+#include "conversions.hpp"
 #include "distributions.hpp"
+#include "philox_array.hpp"
 
 namespace tessera::random {
 
 /// The lazy array type of distribution D.
-template <class D>
+template <distribution D>
 using random_array = generated<philox_array<D>>;
 
 class generator {
@@ -49,7 +52,7 @@ class generator {
     if (!std::isfinite(d.width))
       throw_invalid("uniform: high - low (", high, " - ", low, ") overflows");
     d.below_high = std::nextafter(d.high, d.low);
-    return make(d, shape, chunks);
+    return draw(d, shape, chunks);
   }
 
   /// Standard normal N(0, 1).
@@ -68,7 +71,7 @@ class generator {
     normal_dist<T> d;
     d.loc = T(loc);
     d.scale = T(scale);
-    return make(d, shape, chunks);
+    return draw(d, shape, chunks);
   }
 
   /// Log-normal: exp(N(mean, sigma^2)).
@@ -81,7 +84,7 @@ class generator {
     lognormal_dist<T> d;
     d.normal.loc = T(mean);
     d.normal.scale = T(sigma);
-    return make(d, shape, chunks);
+    return draw(d, shape, chunks);
   }
 
   /// Exponential with the given scale (mean).
@@ -92,7 +95,7 @@ class generator {
     check_scale("exponential", "scale", scale);
     exponential_dist<T> d;
     d.scale = T(scale);
-    return make(d, shape, chunks);
+    return draw(d, shape, chunks);
   }
 
   /// Gamma with shape k >= 0 and scale >= 0 (mean k * scale).
@@ -108,7 +111,7 @@ class generator {
     d.boost = shape_k < 1;
     d.d = (d.boost ? shape_k + 1 : shape_k) - 1.0 / 3;
     d.c = 1 / std::sqrt(9 * d.d);
-    return make(d, shape, chunks);
+    return draw(d, shape, chunks);
   }
 
   /// Bernoulli(p) as bool.
@@ -117,7 +120,7 @@ class generator {
     if (!(p >= 0 && p <= 1)) throw_invalid("bernoulli: p (", p, ") must be in [0, 1]");
     bernoulli_dist d;
     d.threshold = std::uint64_t(std::ceil(std::ldexp(p, 53)));
-    return make(d, shape, chunks);
+    return draw(d, shape, chunks);
   }
 
   /// Integers uniform on [low, high) (high exclusive), without bias.
@@ -143,22 +146,32 @@ class generator {
     d.wide = d.range > 0xFFFFFFFFull;
     d.thresh = d.wide ? (0 - d.range) % d.range
                       : std::uint64_t((std::uint32_t(0) - std::uint32_t(d.range)) % std::uint32_t(d.range));
-    return make(d, shape, chunks);
+    return draw(d, shape, chunks);
   }
 
- private:
-  template <class D>
-  random_array<D> make(const D& d, const shape_t& shape, const chunks_arg& chunks) {
+  /// An array of any distribution D (the built-in ones or the caller's own: docs/random.md,
+  /// "Your own distribution"), drawn on the next stream like every factory above.
+  template <distribution D>
+  random_array<D> draw(const D& dist, const shape_t& shape, const chunks_arg& chunks = {}) {
     if (next_ >= max_streams)
       throw_invalid("random generator: stream ", next_, " exceeds the limit of 2^48 streams");
     philox_array<D> f;
     f.key = philox::key::of_seed(seed_);
     f.stream = next_;
-    f.dist = d;
+    f.dist = dist;
     auto grid = chunk_grid::make(shape, chunks, sizeof(typename D::value_type));
     ++next_;  // only after the arguments were accepted
     return random_array<D>(f, std::move(grid));
   }
+  /// Not a distribution: stops compilation with a message naming the first requirement of the
+  /// `distribution` concept that D misses (instead of a wall of unsatisfied constraints).
+  template <class D>
+    requires(!distribution<D>)
+  void draw(const D&, const shape_t&, const chunks_arg& = {}) {
+    detail::explain_distribution<D>();
+  }
+
+ private:
   static void check_finite(const char* fn, const char* what, double v) {
     if (!std::isfinite(v)) throw_invalid(fn, ": ", what, " (", v, ") must be finite");
   }

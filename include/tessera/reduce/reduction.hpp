@@ -1,4 +1,5 @@
-// reduction<Op, X>: a lazy reduction node and the user functions (ts::sum, ts::mean, ...).
+// reduction<Op, X>: a lazy reduction node (Op: an accumulator of reduce/accumulators.hpp, or a
+// user reducer adapted by reduce/custom.hpp) and the user functions (ts::sum, ts::mean, ...).
 //
 // The node's grid keeps the input's chunks on kept axes; reduced axes become one chunk of
 // length 1 (keep-dims) or vanish. lower(policy) runs the reduction (execute_reduction, found
@@ -28,10 +29,12 @@ struct reduce_options {
   int split_every = 4;     // fan-in of the combine tree (>= 2)
 };
 
-template <template <class> class Op, class X>
+template <class Op, class X>
 class reduction : public expression<reduction<Op, X>> {
  public:
-  using op_type = Op<typename X::value_type>;
+  using op_type = Op;
+  static_assert(std::is_same_v<typename Op::input_type, typename X::value_type>,
+                "tessera: a reduction's op folds the element type of its input");
   using value_type = typename op_type::result_type;
 
   reduction(X child, op_type op, reduce_spec spec)
@@ -77,22 +80,27 @@ struct axes_arg {
   std::vector<index_t> axes;
 };
 
-enum class reduce_family { plain, variance, extremum, arg };
+/// plain/variance: any axes, an identity; extremum: no identity (empty -> error); arg: element
+/// indices along one axis or flat, no identity; indexed: element indices, an identity.
+enum class reduce_family { plain, variance, extremum, arg, indexed };
 
-template <template <class> class Op, reduce_family F, expression_type X>
-auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, const char* name) {
-  using T = typename X::value_type;
+/// The spec of a reduction over `ax` of x (validated; `name` for messages) and the number of
+/// elements reduced into each output element.
+template <reduce_family F, expression_type X>
+reduce_spec make_reduce_spec(const X& x, const axes_arg& ax, const reduce_options& o,
+                             const char* name, index_t& count) {
   const int r = x.dimension();
   reduce_spec spec;
   spec.keep_dims = o.keep_dims;
   if (o.split_every < 2)
     throw_invalid(name, ": split_every must be at least 2, got ", o.split_every);
   spec.split_every = o.split_every;
+  constexpr bool with_index = F == reduce_family::arg || F == reduce_family::indexed;
   if (ax.all) {
     spec.mask = r == 0 ? 0u : (r >= 32 ? ~0u : (1u << r) - 1u);
-    if constexpr (F == reduce_family::arg) spec.flat_index = true;
+    if constexpr (with_index) spec.flat_index = true;
   } else {
-    if constexpr (F == reduce_family::arg)
+    if constexpr (with_index)
       if (ax.axes.size() != 1)
         throw_invalid(name, " takes one axis or none, got axes ", ax.axes);
     for (index_t a : ax.axes) {
@@ -100,19 +108,26 @@ auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, con
       if (spec.reduced(d)) throw_invalid(name, ": repeated axis ", a, " in axes ", ax.axes);
       spec.mask |= 1u << d;
     }
-    if constexpr (F == reduce_family::arg) spec.index_axis = normalize_axis(ax.axes[0], r);
+    if constexpr (with_index) spec.index_axis = normalize_axis(ax.axes[0], r);
   }
-  index_t count = 1;
+  count = 1;
   for (int d = 0; d < r; ++d)
     if (spec.reduced(d)) count *= x.shape()[std::size_t(d)];
   if constexpr (F == reduce_family::extremum || F == reduce_family::arg)
     if (count == 0)
       throw_invalid(name, ": zero-size reduction over an empty axis of shape ", x.shape(),
                     " has no identity");
-  Op<T> op;
+  return spec;
+}
+
+template <template <class> class Op, reduce_family F, expression_type X>
+auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, const char* name) {
+  index_t count = 0;
+  const reduce_spec spec = make_reduce_spec<F>(x, ax, o, name, count);
+  Op<typename X::value_type> op;
   op.count = count;
   op.ddof = o.ddof;
-  return reduction<Op, X>(x, op, spec);
+  return reduction<Op<typename X::value_type>, X>(x, op, spec);
 }
 
 }  // namespace detail

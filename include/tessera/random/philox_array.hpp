@@ -1,0 +1,200 @@
+// The distribution contract and the element functor of random arrays.
+//
+// A distribution D (built in: distributions.hpp; or the user's own, docs/random.md, "Your own
+// distribution") is plain data with value_type, epb (elements per Philox block) and
+//   TESSERA_HD value_type element(const u32x4& words, int slot, const site& s) const
+// Element i of an array of D on (key, stream) is d.element(block i / epb of subsequence
+// stream, i % epb, site{key, stream, i}). Optional members make it faster, with the same bits:
+// host `blocks` (contiguous batches) and `lanes` (strided batches), device `pair`.
+//
+// philox_array<D> is that element function of the flat index, a pure function of
+// (key, stream, flat); a ts::generated<philox_array<D>> leaf wraps it (nodes/generated.hpp).
+#pragma once
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "../config.hpp"
+#include "../core/promote.hpp"
+#include "conversions.hpp"
+#include "philox.hpp"
+
+// gcc 12 -Wall reports its own AVX-512 intrinsics (_mm512_undefined_*) and the batch arrays
+// (filled up to the count used) as maybe-uninitialized: false positives.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace tessera::random {
+
+/// A distribution of random arrays: what generator::draw and philox_array accept.
+///  - `D::value_type`: an element type of the library (tessera::element: arithmetic, not char,
+///    not long double);
+///  - `D::epb`: elements per Philox block (four 32-bit words), 1, 2 or 4;
+///  - plain data: trivially copyable (it is copied into every task and kernel) and semiregular
+///    (default-constructible and assignable: give the parameters default member initializers);
+///  - `d.element(words, slot, site)` (const) returns the element: `words` is block i / epb of the
+///    array's stream, `slot` is i % epb, `site` locates element i (site.retry(j) for rejection
+///    samplers). It must be TESSERA_HD for device backends.
+template <class D>
+concept distribution =
+    requires { typename D::value_type; } && tessera::element<typename D::value_type> &&
+    requires { { D::epb } -> std::convertible_to<int>; } &&
+    (D::epb == 1 || D::epb == 2 || D::epb == 4) &&
+    std::is_trivially_copyable_v<D> && std::semiregular<D> &&
+    requires(const D& d, const u32x4& words, int slot, const site& s) {
+      { d.element(words, slot, s) } -> std::same_as<typename D::value_type>;
+    };
+
+namespace detail {
+template <class>
+inline constexpr bool dependent_false = false;
+
+/// Compile-time explanation of why D is not a distribution: a static_assert naming the first
+/// requirement D misses (used by generator::draw's fallback overload).
+template <class D>
+constexpr void explain_distribution() {
+  if constexpr (!requires { typename D::value_type; })
+    static_assert(dependent_false<D>,
+                  "ts::random::distribution: D needs a member type `value_type` (the element type)");
+  else if constexpr (!tessera::element<typename D::value_type>)
+    static_assert(dependent_false<D>,
+                  "ts::random::distribution: D::value_type must be an element type of the library "
+                  "(arithmetic, not char, not long double)");
+  else if constexpr (!requires { { D::epb } -> std::convertible_to<int>; })
+    static_assert(dependent_false<D>,
+                  "ts::random::distribution: D needs `static constexpr int epb` (elements per "
+                  "Philox block: 1, 2 or 4)");
+  else if constexpr (!(D::epb == 1 || D::epb == 2 || D::epb == 4))
+    static_assert(dependent_false<D>, "ts::random::distribution: D::epb must be 1, 2 or 4");
+  else if constexpr (!std::is_trivially_copyable_v<D>)
+    static_assert(dependent_false<D>,
+                  "ts::random::distribution: D must be trivially copyable (plain data: no "
+                  "pointers to owned memory, no user-defined copy or destructor)");
+  else if constexpr (!std::semiregular<D>)
+    static_assert(dependent_false<D>,
+                  "ts::random::distribution: D must be default-constructible and assignable "
+                  "(no const or reference members; give parameters default initializers)");
+  else if constexpr (!requires(const D& d, const u32x4& w, int slot, const site& s) {
+                       d.element(w, slot, s);
+                     })
+    static_assert(dependent_false<D>,
+                  "ts::random::distribution: D needs a const member `value_type element(const "
+                  "u32x4& words, int slot, const site& s) const` (TESSERA_HD for device backends)");
+  else if constexpr (!distribution<D>)
+    static_assert(dependent_false<D>,
+                  "ts::random::distribution: D::element(words, slot, site) must return exactly "
+                  "D::value_type");
+}
+
+/// Optional host batch members (docs/random.md): blocks(x, y, z, w, nb, out, first) fills the
+/// nb * epb elements of nb consecutive blocks (words x[j], y[j], z[j], w[j] of block j, `first`
+/// the site of the first block's slot 0); lanes(x, y, z, w, idx, n, out) fills element idx[k]
+/// from the words of its own block (block idx[k] / epb) for k < n.
+template <class D>
+concept has_blocks = requires(const D& d, const std::uint32_t* p, typename D::value_type* o,
+                              const site& s) { d.blocks(p, p, p, p, 1, o, s); };
+template <class D>
+concept has_lanes = requires(const D& d, const std::uint32_t* p, const std::uint64_t* i,
+                             typename D::value_type* o) { d.lanes(p, p, p, p, i, 1, o); };
+}  // namespace detail
+
+/// The element functor of a random array: element `flat` of distribution D on (key, stream).
+template <distribution D>
+struct philox_array {
+  using value_type = typename D::value_type;
+  static constexpr bool batched = true;
+  static constexpr int epb = D::epb;
+  philox::key key;
+  std::uint64_t stream = 0;
+  D dist;
+
+  TESSERA_HD value_type operator()(index_t flat) const {
+    const std::uint64_t i = std::uint64_t(flat);
+    const u32x4 w = philox::at(key, stream, i / epb);
+    return dist.element(w, int(i % epb), site{key, stream, i});
+  }
+  /// Elements flat and flat + 1 (flat even) from one Philox block and one transform, when
+  /// the distribution makes two at once (normal: a Box-Muller pair). Bitwise as operator().
+  TESSERA_HD void pair(index_t flat, value_type& a, value_type& b) const
+    requires requires(const D& d, const u32x4& w, value_type& v) { d.pair(w, 0, v, v); }
+  {
+    const std::uint64_t i = std::uint64_t(flat);
+    dist.pair(philox::at(key, stream, i / epb), int(i % epb), a, b);
+  }
+
+  /// out[k] = (*this)(flat0 + k * dflat), k < n: Philox on lanes, then the transform.
+  void fill(index_t flat0, index_t dflat, index_t n, value_type* out) const {
+    while (n > 0) {
+      const int m = int(std::min<index_t>(n, batch_size));
+      if (dflat == 1) fill_contiguous(std::uint64_t(flat0), m, out);
+      else fill_lanes(std::uint64_t(flat0), std::uint64_t(dflat), m, out);
+      flat0 += index_t(m) * dflat;
+      out += m;
+      n -= m;
+    }
+  }
+
+ private:
+  static constexpr int max_blocks = int(batch_size) + 2;
+
+  void fill_contiguous(std::uint64_t flat0, int n, value_type* out) const {
+    const std::uint64_t b0 = flat0 / epb;
+    const int nb = int((flat0 + std::uint64_t(n) - 1) / epb - b0) + 1;
+    alignas(64) std::uint32_t lo[max_blocks], hi[max_blocks];
+    alignas(64) std::uint32_t x[max_blocks], y[max_blocks], z[max_blocks], w[max_blocks];
+    for (int j = 0; j < nb; ++j) {
+      const std::uint64_t b = b0 + std::uint64_t(j);
+      lo[j] = std::uint32_t(b);
+      hi[j] = std::uint32_t(b >> 32);
+    }
+    philox::batch(key, stream, lo, hi, nb, x, y, z, w);
+    const site first{key, stream, b0 * epb};
+    const int skip = int(flat0 - b0 * epb);
+    if constexpr (detail::has_blocks<D>) {
+      if (skip == 0 && nb * epb == n) {  // aligned: write straight into out
+        dist.blocks(x, y, z, w, nb, out, first);
+        return;
+      }
+      alignas(64) value_type r[max_blocks * epb];
+      dist.blocks(x, y, z, w, nb, r, first);
+      for (int k = 0; k < n; ++k) out[k] = r[k + skip];
+    } else {
+      for (int k = 0; k < n; ++k) {
+        const int e = k + skip, j = e / epb;
+        out[k] = dist.element(u32x4{{x[j], y[j], z[j], w[j]}}, e % epb,
+                              site{key, stream, first.index + std::uint64_t(e)});
+      }
+    }
+  }
+
+  void fill_lanes(std::uint64_t flat0, std::uint64_t dflat, int n, value_type* out) const {
+    alignas(64) std::uint32_t lo[max_blocks], hi[max_blocks];
+    alignas(64) std::uint32_t x[max_blocks], y[max_blocks], z[max_blocks], w[max_blocks];
+    for (int k = 0; k < n; ++k) {
+      const std::uint64_t b = (flat0 + std::uint64_t(k) * dflat) / epb;
+      lo[k] = std::uint32_t(b);
+      hi[k] = std::uint32_t(b >> 32);
+    }
+    philox::batch(key, stream, lo, hi, n, x, y, z, w);
+    if constexpr (detail::has_lanes<D>) {
+      alignas(64) std::uint64_t idx[max_blocks];
+      for (int k = 0; k < n; ++k) idx[k] = flat0 + std::uint64_t(k) * dflat;
+      dist.lanes(x, y, z, w, idx, n, out);
+    } else {
+      for (int k = 0; k < n; ++k) {
+        const std::uint64_t i = flat0 + std::uint64_t(k) * dflat;
+        out[k] = dist.element(u32x4{{x[k], y[k], z[k], w[k]}}, int(i % epb), site{key, stream, i});
+      }
+    }
+  }
+};
+
+}  // namespace tessera::random
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
