@@ -10,6 +10,18 @@
 
 #define TESSERA_INLINE inline __attribute__((always_inline))
 
+// gcc 12 -Wall reports its own AVX-512 intrinsics (_mm512_undefined_*) and batch arrays filled
+// up to the count used as maybe-uninitialized: false positives. Headers with such batch code
+// (random/) bracket it with these two.
+#if defined(__GNUC__) && !defined(__clang__)
+#define TESSERA_BATCH_DIAGNOSTICS_BEGIN \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+#define TESSERA_BATCH_DIAGNOSTICS_END _Pragma("GCC diagnostic pop")
+#else
+#define TESSERA_BATCH_DIAGNOSTICS_BEGIN
+#define TESSERA_BATCH_DIAGNOSTICS_END
+#endif
+
 namespace tessera {
 
 /// Signed index type used for shapes, chunk lengths and element indices.

@@ -20,12 +20,7 @@
 #define TESSERA_RANDOM_XSIMD 0
 #endif
 
-// gcc 12 -Wall reports its own AVX-512 intrinsics (_mm512_undefined_*) and the batch arrays
-// (filled up to the count used) as maybe-uninitialized: false positives.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+TESSERA_BATCH_DIAGNOSTICS_BEGIN  // config.hpp: gcc false positives in batch code
 
 namespace tessera::random {
 
@@ -131,6 +126,4 @@ TESSERA_HD TESSERA_INLINE std::uint64_t mulhi64(std::uint64_t a, std::uint64_t b
 
 }  // namespace tessera::random
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+TESSERA_BATCH_DIAGNOSTICS_END

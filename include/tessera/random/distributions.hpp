@@ -13,12 +13,7 @@
 #include "math.hpp"
 #include "philox.hpp"
 
-// gcc 12 -Wall reports the batch arrays (filled up to the count used) as maybe-uninitialized:
-// false positives.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+TESSERA_BATCH_DIAGNOSTICS_BEGIN  // config.hpp: gcc false positives in batch code
 
 namespace tessera::random {
 
@@ -345,6 +340,4 @@ struct gamma_dist {
 
 }  // namespace tessera::random
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+TESSERA_BATCH_DIAGNOSTICS_END

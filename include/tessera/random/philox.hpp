@@ -18,12 +18,7 @@
 
 #include "../config.hpp"
 
-// gcc 12 -Wall reports its own AVX-512 intrinsics (_mm512_undefined_*) and the batch arrays
-// (filled up to the count used) as maybe-uninitialized: false positives.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+TESSERA_BATCH_DIAGNOSTICS_BEGIN  // config.hpp: gcc false positives in batch code
 
 namespace tessera::random {
 
@@ -204,6 +199,4 @@ inline void batch(key k, std::uint64_t subsequence, const std::uint32_t* lo,
 }  // namespace philox
 }  // namespace tessera::random
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+TESSERA_BATCH_DIAGNOSTICS_END

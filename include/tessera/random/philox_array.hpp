@@ -21,12 +21,7 @@
 #include "conversions.hpp"
 #include "philox.hpp"
 
-// gcc 12 -Wall reports its own AVX-512 intrinsics (_mm512_undefined_*) and the batch arrays
-// (filled up to the count used) as maybe-uninitialized: false positives.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+TESSERA_BATCH_DIAGNOSTICS_BEGIN  // config.hpp: gcc false positives in batch code
 
 namespace tessera::random {
 
@@ -195,6 +190,4 @@ struct philox_array {
 
 }  // namespace tessera::random
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+TESSERA_BATCH_DIAGNOSTICS_END
