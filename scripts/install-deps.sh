@@ -5,7 +5,8 @@
 # The CUDA toolkit (nvcc) is optional: CUDA translation units are built when it is present.
 set -euo pipefail
 pkgs=(cmake g++ make xtensor-dev xtl-dev libxsimd-dev catch2 libtbb-dev libopenblas-dev
-      liblapacke-dev libcli11-dev libfmt-dev libbenchmark-dev)
+      liblapacke-dev libcli11-dev libfmt-dev libbenchmark-dev nlohmann-json3-dev libblosc-dev
+      libzstd-dev zlib1g-dev libisal-dev)
 if [[ "${1:-}" == "--peers" ]]; then
   pkgs+=(python3 python3-numpy python3-dask python3-matplotlib)
 fi

@@ -17,6 +17,12 @@ struct invalid_argument : std::invalid_argument {
 struct out_of_range : std::out_of_range {
   using std::out_of_range::out_of_range;
 };
+/// Thrown when a file or store cannot be read or written: a missing path, malformed metadata,
+/// an unsupported dtype or codec, a truncated or corrupt chunk. The message names the path (and
+/// the chunk key) and says what to fix.
+struct io_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 namespace detail {
 
@@ -43,6 +49,10 @@ std::string cat(const A&... a) {
 template <class... A>
 [[noreturn]] void throw_invalid(const A&... a) {
   throw invalid_argument("tessera: " + detail::cat(a...));
+}
+template <class... A>
+[[noreturn]] void throw_io(const A&... a) {
+  throw io_error("tessera: " + detail::cat(a...));
 }
 template <class... A>
 [[noreturn]] void throw_out_of_range(const A&... a) {

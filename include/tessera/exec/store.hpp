@@ -1,0 +1,96 @@
+// ts::store(x, target): evaluates x chunk task by chunk task and hands each finished block to a
+// writable store (a Zarr array, a .npy file, the user's own), as Dask's da.store. Written once
+// over the backend primitives (exec/backend.hpp), so every policy writes the same bytes.
+//
+// A writable store models
+//   value_type
+//   write_grid() -> const chunk_grid&       the units it writes (Zarr chunks or shards, ...)
+//   write_block(b, const value_type* data)  replace write block b with `data` (row-major, the
+//                                           block's box); called from chunk tasks, distinct
+//                                           blocks concurrently
+//   load_write_block(b, value_type* out)    the current values of write block b (its fill value
+//                                           where never written), for blocks x covers partly
+//
+// One task per write block that the target region touches: memory in flight is one block per
+// running task, whatever the size of x.
+#pragma once
+#include <concepts>
+#include <memory>
+#include <vector>
+
+#include "../core/expression.hpp"
+#include "backend.hpp"
+#include "placement.hpp"
+
+namespace tessera {
+
+template <class S>
+concept writable_store = requires(S& s, const S& cs, index_t b, const typename S::value_type* in,
+                                  typename S::value_type* out) {
+  typename S::value_type;
+  { cs.write_grid() } -> std::convertible_to<const chunk_grid&>;
+  s.write_block(b, in);
+  cs.load_write_block(b, out);
+};
+
+/// Writes x into `target` with `policy`, x's element (i0, i1, ...) at target position
+/// (region_start[0] + i0, ...); region_start empty means the origin. The region must lie inside
+/// the target's shape. x's value_type must be the target's (convert with ts::cast).
+template <expression_type X, writable_store S, execution_policy P = host>
+void store(const X& x, S& target, const P& policy = P{}, std::vector<index_t> region_start = {}) {
+  using T = typename X::value_type;
+  static_assert(std::is_same_v<T, typename S::value_type>,
+                "ts::store: the expression's value_type differs from the store's; convert it "
+                "with ts::cast<T>(x)");
+  using B = backend<P>;
+  B::check(policy);
+  const chunk_grid& g = target.write_grid();
+  const int r = g.rank();
+  if (int(x.shape().size()) != r)
+    throw_invalid("ts::store: an array of shape ", x.shape(), " cannot be written into a store of ",
+                  "shape ", g.shape(), " (", x.shape().size(), " dimensions against ", r, ")");
+  if (region_start.empty()) region_start.assign(std::size_t(r), 0);
+  if (int(region_start.size()) != r)
+    throw_invalid("ts::store: region start ", region_start, " has ", region_start.size(),
+                  " entries for a store of ", r, " dimensions");
+  box region;
+  region.lo.n = region.hi.n = r;
+  for (int d = 0; d < r; ++d) {
+    const index_t s = region_start[std::size_t(d)], n = x.shape()[std::size_t(d)];
+    if (s < 0 || s > g.shape()[std::size_t(d)] || n > g.shape()[std::size_t(d)] - s)
+      throw_invalid("ts::store: an array of shape ", x.shape(), " at ", region_start,
+                    " does not fit a store of shape ", g.shape(), " (axis ", d, ")");
+    region.lo[d] = s;
+    region.hi[d] = s + n;
+  }
+  if (region.count() == 0) return;
+
+  std::vector<index_t> blocks;  // write blocks the region touches, in row-major order
+  g.for_each_block_in(region, [&](index_t b) { blocks.push_back(b); });
+  // Task t evaluates the part of x inside write block blocks[t] (in x's coordinates).
+  auto x_box = [&](index_t t) {
+    box b = intersect(g.block_box(blocks[std::size_t(t)]), region);
+    for (int d = 0; d < r; ++d) {
+      b.lo[d] -= region.lo[d];
+      b.hi[d] -= region.lo[d];
+    }
+    return b;
+  };
+  const auto low = x.lower(policy);
+  auto tasks = detail::make_tasks(low, index_t(blocks.size()), x_box);
+  B::run_tasks(policy, tasks, [&](auto& env, index_t t) {
+    const index_t wb = blocks[std::size_t(t)];
+    const box blk = g.block_box(wb);
+    const box bx = x_box(t);
+    std::shared_ptr<T[]> buf(new T[std::size_t(std::max<index_t>(blk.count(), 1))]);
+    if (bx.count() != blk.count()) target.load_write_block(wb, buf.get());
+    const ivec st = row_major_strides(blk);
+    index_t off = 0;
+    for (int d = 0; d < r; ++d) off += (bx.lo[d] + region.lo[d] - blk.lo[d]) * st[d];
+    auto acc = low.bind(bx, env.context());
+    B::eval_to_host(env, acc, bx, buf.get() + off, st);
+    env.then([&target, wb, buf] { target.write_block(wb, buf.get()); });
+  });
+}
+
+}  // namespace tessera
