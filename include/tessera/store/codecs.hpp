@@ -57,18 +57,18 @@ struct byte_codec {
 
 namespace codec_impl {
 
-inline bytes blosc_encode(const byte_codec& c, const bytes& in) {
-  if (in.size() > std::size_t(BLOSC_MAX_BUFFERSIZE))
-    throw_io("blosc cannot compress a chunk of ", in.size(), " bytes (at most ",
+inline bytes blosc_encode(const byte_codec& c, const std::byte* in, std::size_t in_size) {
+  if (in_size > std::size_t(BLOSC_MAX_BUFFERSIZE))
+    throw_io("blosc cannot compress a chunk of ", in_size, " bytes (at most ",
              BLOSC_MAX_BUFFERSIZE, "); use smaller chunks or another codec");
   const char* names[] = {"lz4", "lz4hc", "blosclz", "zstd", "zlib", "snappy"};
   if (std::find(std::begin(names), std::end(names), c.cname) == std::end(names))
     throw_io("unknown blosc compressor '", c.cname, "' (lz4, lz4hc, blosclz, zstd, zlib)");
   int shuffle = c.shuffle;
   if (shuffle == -1) shuffle = c.typesize > 1 ? BLOSC_SHUFFLE : BLOSC_BITSHUFFLE;
-  bytes out(in.size() + BLOSC_MAX_OVERHEAD);
-  const int n = blosc_compress_ctx(c.level, shuffle, std::size_t(std::max(c.typesize, 1)), in.size(),
-                                   in.data(), out.data(), out.size(), c.cname.c_str(),
+  bytes out(in_size + BLOSC_MAX_OVERHEAD);
+  const int n = blosc_compress_ctx(c.level, shuffle, std::size_t(std::max(c.typesize, 1)), in_size,
+                                   in, out.data(), out.size(), c.cname.c_str(),
                                    std::size_t(c.blocksize), 1);
   if (n <= 0)
     throw_io("blosc compression with '", c.cname, "' failed (code ", n,
@@ -90,13 +90,13 @@ inline bytes blosc_decode(const bytes& in, std::size_t cap, const std::string& w
   return out;
 }
 
-inline bytes zstd_encode(const byte_codec& c, const bytes& in) {
+inline bytes zstd_encode(const byte_codec& c, const std::byte* in, std::size_t in_size) {
   ZSTD_CCtx* cx = ZSTD_createCCtx();
   if (!cx) throw_io("zstd: out of memory");
-  bytes out(ZSTD_compressBound(in.size()));
+  bytes out(ZSTD_compressBound(in_size));
   ZSTD_CCtx_setParameter(cx, ZSTD_c_compressionLevel, c.level);
   ZSTD_CCtx_setParameter(cx, ZSTD_c_checksumFlag, c.checksum ? 1 : 0);
-  const std::size_t n = ZSTD_compress2(cx, out.data(), out.size(), in.data(), in.size());
+  const std::size_t n = ZSTD_compress2(cx, out.data(), out.size(), in, in_size);
   ZSTD_freeCCtx(cx);
   if (ZSTD_isError(n)) throw_io("zstd compression failed: ", ZSTD_getErrorName(n));
   out.resize(n);
@@ -134,14 +134,14 @@ inline bytes zstd_decode(const bytes& in, std::size_t cap, const std::string& wh
   return out;
 }
 
-inline bytes deflate_encode(const byte_codec& c, const bytes& in, bool gzip) {
-  if (in.size() > UINT_MAX) throw_io(c.name(), " cannot compress a chunk of ", in.size(), " bytes");
+inline bytes deflate_encode(const byte_codec& c, const std::byte* in, std::size_t in_size, bool gzip) {
+  if (in_size > UINT_MAX) throw_io(c.name(), " cannot compress a chunk of ", in_size, " bytes");
   z_stream z{};
   if (deflateInit2(&z, c.level, Z_DEFLATED, gzip ? 31 : 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     throw_io(c.name(), ": bad level ", c.level, " (0 to 9)");
-  bytes out(deflateBound(&z, uLong(in.size())) + 32);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(in.data()));
-  z.avail_in = uInt(in.size());
+  bytes out(deflateBound(&z, uLong(in_size)) + 32);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(in));
+  z.avail_in = uInt(in_size);
   z.next_out = reinterpret_cast<Bytef*>(out.data());
   z.avail_out = uInt(out.size());
   const int r = deflate(&z, Z_FINISH);
@@ -188,21 +188,23 @@ inline bytes inflate_decode(const bytes& in, std::size_t cap, const std::string&
 
 }  // namespace codec_impl
 
-/// Encodes `in` with codec c.
-inline bytes encode(const byte_codec& c, bytes in) {
+/// Encodes the n bytes at `in` with codec c.
+inline bytes encode(const byte_codec& c, const std::byte* in, std::size_t n) {
   switch (c.what) {
-    case byte_codec::kind::blosc: return codec_impl::blosc_encode(c, in);
-    case byte_codec::kind::zstd: return codec_impl::zstd_encode(c, in);
-    case byte_codec::kind::zlib: return codec_impl::deflate_encode(c, in, false);
-    case byte_codec::kind::gzip: return codec_impl::deflate_encode(c, in, true);
-    case byte_codec::kind::crc32c: {
-      const std::uint32_t v = crc32c(in.data(), in.size());
-      for (int k = 0; k < 4; ++k) in.push_back(std::byte((v >> (8 * k)) & 0xFF));  // little-endian
-      return in;
+    case byte_codec::kind::blosc: return codec_impl::blosc_encode(c, in, n);
+    case byte_codec::kind::zstd: return codec_impl::zstd_encode(c, in, n);
+    case byte_codec::kind::zlib: return codec_impl::deflate_encode(c, in, n, false);
+    case byte_codec::kind::gzip: return codec_impl::deflate_encode(c, in, n, true);
+    default: {
+      bytes out(n + 4);
+      std::memcpy(out.data(), in, n);
+      const std::uint32_t v = crc32c(in, n);
+      for (std::size_t k = 0; k < 4; ++k) out[n + k] = std::byte((v >> (8 * k)) & 0xFF);  // little-endian
+      return out;
     }
   }
-  return in;
 }
+inline bytes encode(const byte_codec& c, const bytes& in) { return encode(c, in.data(), in.size()); }
 
 /// Decodes `in` with codec c; the result has at most `cap` bytes (else the input is corrupt).
 inline bytes decode(const byte_codec& c, bytes in, std::size_t cap, const std::string& where) {
@@ -222,6 +224,37 @@ inline bytes decode(const byte_codec& c, bytes in, std::size_t cap, const std::s
     }
   }
   return in;
+}
+
+/// Decodes `in` with codec c into exactly n bytes at `out` (a chunk's elements), without an
+/// intermediate buffer where the library allows.
+inline void decode_into(const byte_codec& c, const bytes& in, std::byte* out, std::size_t n,
+                        const std::string& where) {
+  auto wrong_size = [&](std::size_t got) {
+    throw_io(where, ": ", c.name(), " data decodes to ", got, " bytes, expected ", n,
+             " (corrupt or written with other metadata)");
+  };
+  if (c.what == byte_codec::kind::blosc) {
+    std::size_t nbytes = 0;
+    if (in.size() < BLOSC_MIN_HEADER_LENGTH || blosc_cbuffer_validate(in.data(), in.size(), &nbytes) != 0)
+      throw_io(where, ": not a valid blosc buffer (", in.size(), " bytes; truncated or corrupt)");
+    if (nbytes != n) wrong_size(nbytes);
+    if (n > 0 && blosc_decompress_ctx(in.data(), out, n, 1) != int(n))
+      throw_io(where, ": blosc decompression failed (corrupt data)");
+    return;
+  }
+  if (c.what == byte_codec::kind::zstd) {
+    const unsigned long long known = ZSTD_getFrameContentSize(in.data(), in.size());
+    if (known == n) {  // (several frames, or no size in the header: the streaming path below)
+      const std::size_t r = ZSTD_decompress(out, n, in.data(), in.size());
+      if (ZSTD_isError(r)) throw_io(where, ": zstd decompression failed: ", ZSTD_getErrorName(r));
+      if (r != n) wrong_size(r);
+      return;
+    }
+  }
+  const bytes d = decode(c, in, n, where);
+  if (d.size() != n) wrong_size(d.size());
+  std::memcpy(out, d.data(), n);
 }
 
 }  // namespace tessera::detail

@@ -12,7 +12,10 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <type_traits>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -20,7 +23,29 @@
 
 namespace tessera::detail {
 
-using bytes = std::vector<std::byte>;
+/// An allocator whose value-initialization leaves bytes uninitialized: buffers about to be
+/// overwritten by a read or a codec are not zeroed first (a chunk is megabytes).
+template <class T>
+struct default_init_allocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = default_init_allocator<U>;
+  };
+  default_init_allocator() = default;
+  template <class U>
+  default_init_allocator(const default_init_allocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+
+/// A byte buffer (uninitialized on resize).
+using bytes = std::vector<std::byte, default_init_allocator<std::byte>>;
 namespace fs = std::filesystem;
 
 inline std::string errno_text(int e) { return std::strerror(e); }

@@ -207,7 +207,7 @@ class zarr_store {
     if (!s.index_at_end) out.insert(out.end(), index.begin(), index.end());
     out.insert(out.end(), body.begin(), body.end());
     if (s.index_at_end) out.insert(out.end(), index.begin(), index.end());
-    for (auto& c : md_.codecs.bytes_codecs) out = detail::encode(c, std::move(out));
+    for (auto& c : md_.codecs.bytes_codecs) out = detail::encode(c, out);
     return out;
   }
 

@@ -88,12 +88,25 @@ inline bool is_identity(const std::vector<int>& order) {
   return true;
 }
 
+/// Whether a chunk's stored elements are T's own bytes (no conversion, no transpose).
+template <class T>
+bool stored_as_is(const chunk_codecs& cc, dtype type) {
+  type.little = cc.little;
+  return !std::is_same_v<T, bool> && type == dtype::of<T>() && (cc.order.empty() || is_identity(cc.order));
+}
+
 /// Decodes the stored bytes of one chunk of shape `chunk` into `out` (C order, T elements).
 template <class T>
 void decode_chunk(bytes raw, const chunk_codecs& cc, dtype type, const shape_t& chunk, T* out,
                   const std::string& where) {
   const index_t n = shape_count(chunk);
   const std::size_t nbytes = std::size_t(n) * std::size_t(type.size);
+  if (!cc.bytes_codecs.empty() && stored_as_is<T>(cc, type)) {  // the last codec writes `out`
+    for (std::size_t k = cc.bytes_codecs.size(); k-- > 1;)
+      raw = decode(cc.bytes_codecs[k], std::move(raw), 2 * nbytes + 65536, where);
+    decode_into(cc.bytes_codecs[0], raw, reinterpret_cast<std::byte*>(out), nbytes, where);
+    return;
+  }
   for (std::size_t k = cc.bytes_codecs.size(); k-- > 0;)
     raw = decode(cc.bytes_codecs[k], std::move(raw), k == 0 ? nbytes : 2 * nbytes + 65536, where);
   if (raw.size() != nbytes)
@@ -113,6 +126,11 @@ void decode_chunk(bytes raw, const chunk_codecs& cc, dtype type, const shape_t& 
 template <class T>
 bytes encode_chunk(const T* in, const chunk_codecs& cc, dtype type, const shape_t& chunk) {
   const index_t n = shape_count(chunk);
+  if (!cc.bytes_codecs.empty() && stored_as_is<T>(cc, type)) {  // the first codec reads `in`
+    bytes raw = encode(cc.bytes_codecs[0], reinterpret_cast<const std::byte*>(in), std::size_t(n) * sizeof(T));
+    for (std::size_t k = 1; k < cc.bytes_codecs.size(); ++k) raw = encode(cc.bytes_codecs[k], raw);
+    return raw;
+  }
   bytes raw(std::size_t(n) * std::size_t(type.size));
   type.little = cc.little;
   if (cc.order.empty() || is_identity(cc.order)) {
@@ -122,7 +140,7 @@ bytes encode_chunk(const T* in, const chunk_codecs& cc, dtype type, const shape_
     transpose_copy(in, tmp.data(), chunk, cc.order, true);
     encode_elements(tmp.data(), n, type, raw.data());
   }
-  for (auto& c : cc.bytes_codecs) raw = encode(c, std::move(raw));
+  for (auto& c : cc.bytes_codecs) raw = encode(c, raw);
   return raw;
 }
 
@@ -164,7 +182,7 @@ inline bytes encode_index(const std::vector<std::uint64_t>& idx, const sharding&
   dtype u64 = dtype::from_name("uint64");
   u64.little = s.index_little;
   encode_elements(idx.data(), index_t(idx.size()), u64, raw.data());
-  for (auto& c : s.index_codecs) raw = encode(c, std::move(raw));
+  for (auto& c : s.index_codecs) raw = encode(c, raw);
   return raw;
 }
 
