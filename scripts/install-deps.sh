@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Tessera needs that are missing. Usage:
 #   scripts/install-deps.sh          build + test dependencies
-#   scripts/install-deps.sh --peers  also NumPy, Dask and matplotlib for the peer benchmarks
+#   scripts/install-deps.sh --peers  also matplotlib for the peer benchmarks
+# The Zarr interoperability tests (tests/interop) use Debian's python3-zarr and python3-dask
+# (format 2) and a venv .venv in the repository root with zarr>=3 and Dask from PyPI (format 3),
+# made here when missing.
 # The CUDA toolkit (nvcc) is optional: CUDA translation units are built when it is present.
 set -euo pipefail
 pkgs=(cmake g++ make xtensor-dev xtl-dev libxsimd-dev catch2 libtbb-dev libopenblas-dev
       liblapacke-dev libcli11-dev libfmt-dev libbenchmark-dev nlohmann-json3-dev libblosc-dev
-      libzstd-dev zlib1g-dev libisal-dev)
+      libzstd-dev zlib1g-dev libisal-dev python3 python3-numpy python3-zarr python3-dask
+      python3-venv)
 if [[ "${1:-}" == "--peers" ]]; then
-  pkgs+=(python3 python3-numpy python3-dask python3-matplotlib)
+  pkgs+=(python3-matplotlib)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
@@ -18,11 +22,23 @@ for p in "${pkgs[@]}"; do
 done
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#pkgs[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-echo "install-deps: installing ${missing[*]}"
-sudo=""
-if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q
-$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+# zarr-python 3 (Zarr format 3) is not in Debian 12: a venv with it from PyPI.
+venv="$(cd "$(dirname "$0")/.." && pwd)/.venv"
+check='import zarr, dask.array; assert int(zarr.__version__.split(".")[0]) >= 3'
+if "$venv/bin/python" -c "$check" 2>/dev/null; then
+  echo "install-deps: $venv has zarr>=3 and dask"
+else
+  echo "install-deps: making $venv with zarr>=3, dask[array] and numpy from PyPI"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "zarr>=3" "dask[array]" numpy
+  "$venv/bin/python" -c "$check"
+fi
