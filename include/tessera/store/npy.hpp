@@ -266,9 +266,10 @@ class dict_parser {
 inline header read_header(const file_handle& f) {
   const std::string path = f.path().string();
   const std::int64_t size = f.size();
+  if (size == 0) throw_io("cannot read ", path, ": not a .npy file (the file is empty)");
   std::byte pre[12] = {};
   const std::int64_t got = std::min<std::int64_t>(size, 12);
-  if (got > 0) f.read_at(0, std::size_t(got), pre);
+  f.read_at(0, std::size_t(got), pre);
   const std::int64_t m = std::min<std::int64_t>(got, magic_size);
   if (std::memcmp(pre, magic, std::size_t(m)) != 0)
     throw_io("cannot read ", path, ": not a .npy file (it starts with '", printable(pre, std::size_t(m)),
@@ -465,9 +466,9 @@ std::int64_t read_box(const file_handle& f, const header& h, const box& blk, T* 
   const bool same = h.type == dtype::of<T>() && !std::is_same_v<T, bool>;
   const index_t piece = std::max<index_t>(1, std::min<index_t>(runs.run, piece_bytes / isz));
   std::vector<std::byte> raw;
-  std::vector<T> conv;
+  std::unique_ptr<T[]> conv;  // (not std::vector: T may be bool)
   if (!(same && runs.out_contiguous)) raw.resize(std::size_t(piece * isz));
-  if (!runs.out_contiguous) conv.resize(std::size_t(piece));
+  if (!runs.out_contiguous) conv.reset(new T[std::size_t(piece)]);
   std::int64_t total = 0;
   runs.for_each([&](index_t file, index_t o) {
     const std::int64_t at = h.data_offset + file * isz;
@@ -483,7 +484,7 @@ std::int64_t read_box(const file_handle& f, const header& h, const box& blk, T* 
       if (runs.out_contiguous) {
         decode_elements(raw.data(), h.type, n, out + o + j);
       } else {
-        decode_elements(raw.data(), h.type, n, conv.data());
+        decode_elements(raw.data(), h.type, n, conv.get());
         for (index_t e = 0; e < n; ++e, c.next()) out[c.out] = conv[std::size_t(e)];
       }
     }
