@@ -24,54 +24,15 @@
 
 #include "support/backends.hpp"
 #include "support/cases.hpp"
+#include "support/files.hpp"
 
 namespace ts = tessera;
 namespace fs = std::filesystem;
 using namespace testing;
 using ts::placeholders::_;
 
-// The exception's type and a matcher on its message.
-#define CHECK_THROWS_MATCHING(expr, E, matcher) \
-  do {                                         \
-    CHECK_THROWS_AS(expr, E);                  \
-    CHECK_THROWS_WITH(expr, matcher);          \
-  } while (0)
 
 namespace {
-
-/// A fresh directory under the system temp dir, removed with the object.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static int n = 0;
-    path = fs::temp_directory_path() /
-           ("tessera_npy_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& s) const { return (path / s).string(); }
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-void spit(const fs::path& p, const std::string& s) {
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  f << s;
-}
-
-/// Every file under p (relative names) with its bytes.
-std::map<std::string, std::string> tree(const fs::path& p) {
-  std::map<std::string, std::string> out;
-  for (auto& e : fs::recursive_directory_iterator(p))
-    if (e.is_regular_file()) out[fs::relative(e.path(), p).string()] = slurp(e.path());
-  return out;
-}
 
 bool any_temporary(const fs::path& p) {
   for (auto& e : fs::recursive_directory_iterator(p))
@@ -201,7 +162,7 @@ TEMPLATE_TEST_CASE("to_npy / from_npy round trips on random shapes, chunks and d
   const auto seed = test_seed(20261124);
   std::mt19937_64 rng(seed);
   const TestType pol = make_policy<TestType>(3);
-  temp_dir dir;
+  temp_dir dir("tessera_npy");
   const shape_t fixed[] = {{}, {0}, {3, 0, 2}, {1, 1, 1, 1}};  // 0-d and empty axes every run
   for (int it = 0; it < test_iterations(40); ++it) {
     const shape_t shape = it < 4 ? fixed[it] : random_shape(rng, 0, 4, 9);
@@ -234,7 +195,7 @@ TEMPLATE_TEST_CASE("to_npy / from_npy round trips on random shapes, chunks and d
 TEMPLATE_TEST_CASE("from_npy: views read only the blocks they touch; expressions over it compute as over memory",
                    "[npy][view]", TESSERA_TEST_BACKENDS) {
   const TestType pol = make_policy<TestType>(2);
-  temp_dir dir;
+  temp_dir dir("tessera_npy");
   std::mt19937_64 rng(test_seed(11));
   const auto data = testing::random_data<double>(rng, {40, 300});
   const std::string path = dir / "v.npy";
@@ -275,7 +236,7 @@ TEMPLATE_TEST_CASE("from_npy: views read only the blocks they touch; expressions
 }
 
 TEST_CASE("from_npy converts the stored dtype as ts::cast does", "[npy]") {
-  temp_dir dir;
+  temp_dir dir("tessera_npy");
   xt::xarray<double> d = {{1.5, -2.7, 300.0}, {std::nan(""), 1e30, -0.0}};
   ts::to_npy(ts::from_xtensor(d, {1, 2}), dir / "d.npy");
   auto i8 = ts::compute(ts::from_npy<std::int8_t>(dir / "d.npy"));
@@ -292,7 +253,7 @@ TEMPLATE_TEST_CASE("from_npy reads files in both byte orders, Fortran order and 
   const auto seed = test_seed(5150);
   std::mt19937_64 rng(seed);
   const TestType pol = make_policy<TestType>(3);
-  temp_dir dir;
+  temp_dir dir("tessera_npy");
   for (int it = 0; it < test_iterations(48); ++it) {
     const shape_t shape = random_shape(rng, 0, 4, 8);
     const bool fortran = rng() % 2, big = rng() % 2;
@@ -338,7 +299,7 @@ TEST_CASE("NumPy writes .npy files Tessera reads, and np.load reads the files Te
     WARN("skipped: " << python << " with numpy is not available, so the NumPy interoperability checks did not run");
     return;
   }
-  temp_dir dir;
+  temp_dir dir("tessera_npy");
   const auto seed = test_seed(90210);
   std::mt19937_64 rng(seed);
   INFO("seed " << seed);
@@ -441,7 +402,7 @@ sys.exit(1 if bad else 0)
 }
 
 TEST_CASE("from_npy / npy_info: bad files are io_errors that name the path and what is wrong", "[npy][errors]") {
-  temp_dir dir;
+  temp_dir dir("tessera_npy");
   const std::string missing = dir / "missing.npy";
   CHECK_THROWS_MATCHING(ts::from_npy<double>(missing), ts::io_error,
                         Catch::Contains(missing) && Catch::Contains("No such file"));
@@ -501,7 +462,7 @@ TEST_CASE("from_npy / npy_info: bad files are io_errors that name the path and w
 TEMPLATE_TEST_CASE("a failing chunk task during to_npy leaves no file, and an existing file unchanged",
                    "[npy][fault]", TESSERA_TEST_BACKENDS) {
   const TestType pol = make_policy<TestType>(3);
-  temp_dir dir;
+  temp_dir dir("tessera_npy");
   const auto grid = ts::chunk_grid::make({30, 20}, {5, 10}, 8);
   const std::string path = dir / "f.npy";
   for (ts::index_t bad : {0, 7, 11}) {
@@ -532,7 +493,7 @@ TEMPLATE_TEST_CASE("to_npy_stack / from_npy_stack round trips; a view reads only
   const auto seed = test_seed(777);
   std::mt19937_64 rng(seed);
   const TestType pol = make_policy<TestType>(3);
-  temp_dir dir;
+  temp_dir dir("tessera_npy");
   for (int it = 0; it < test_iterations(24); ++it) {
     const shape_t shape = random_shape(rng, 1, 4, 9);
     const chunks_t chunks = random_chunks(rng, shape);
@@ -604,7 +565,7 @@ TEMPLATE_TEST_CASE("to_npy_stack / from_npy_stack round trips; a view reads only
 
 TEST_CASE("npy stacks: bad directories, info.json and mismatched files are named io_errors; a failed write leaves nothing",
           "[npy][stack][errors]") {
-  temp_dir dir;
+  temp_dir dir("tessera_npy");
   CHECK_THROWS_MATCHING(ts::from_npy_stack<double>(dir / "none"), ts::io_error,
                         Catch::Contains(dir / "none") && Catch::Contains("does not exist"));
   fs::create_directories(dir.path / "empty");
@@ -675,7 +636,7 @@ TEST_CASE("from_npy_stack reads a stack Dask's to_npy_stack wrote", "[npy][stack
     WARN("skipped: " << python << " with dask.array is not available, so the Dask stack check did not run");
     return;
   }
-  temp_dir dir;
+  temp_dir dir("tessera_npy");
   const std::string gen = R"(
 import sys, os, numpy as np, dask.array as da
 d = sys.argv[1]

@@ -19,53 +19,15 @@
 
 #include "support/backends.hpp"
 #include "support/cases.hpp"
+#include "support/files.hpp"
 
 namespace ts = tessera;
 namespace fs = std::filesystem;
 using namespace testing;
 using ts::placeholders::_;
 
-// The exception's type and a matcher on its message.
-#define CHECK_THROWS_MATCHING(expr, E, matcher) \
-  do {                                         \
-    CHECK_THROWS_AS(expr, E);                  \
-    CHECK_THROWS_WITH(expr, matcher);          \
-  } while (0)
 
 namespace {
-
-/// A fresh directory under the system temp dir, removed with the object.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static int n = 0;
-    path = fs::temp_directory_path() / ("tessera_zarr_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& s) const { return (path / s).string(); }
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-void spit(const fs::path& p, const std::string& s) {
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  f << s;
-}
-
-/// Every file under p (relative names) with its bytes.
-std::map<std::string, std::string> tree(const fs::path& p) {
-  std::map<std::string, std::string> out;
-  for (auto& e : fs::recursive_directory_iterator(p))
-    if (e.is_regular_file()) out[fs::relative(e.path(), p).string()] = slurp(e.path());
-  return out;
-}
 
 ts::zarr_options options_case(int k, std::mt19937_64& rng) {
   ts::zarr_options o;
@@ -104,7 +66,7 @@ TEMPLATE_TEST_CASE("to_zarr / from_zarr round trips on random shapes, chunks, dt
   const auto seed = test_seed(20261123);
   std::mt19937_64 rng(seed);
   const TestType pol = make_policy<TestType>(3);
-  temp_dir dir;
+  temp_dir dir("tessera_zarr");
   for (int it = 0; it < test_iterations(24); ++it) {
     const shape_t shape = random_shape(rng, 0, 3, 23);
     const chunks_t wchunks = ts::chunk_grid::make(shape, [&] {
@@ -147,7 +109,7 @@ TEMPLATE_TEST_CASE("to_zarr / from_zarr round trips on random shapes, chunks, dt
 TEMPLATE_TEST_CASE("from_zarr: an expression over a store computes as over memory; views read only the chunks they touch",
                    "[zarr][view]", TESSERA_TEST_BACKENDS) {
   const TestType pol = make_policy<TestType>(2);
-  temp_dir dir;
+  temp_dir dir("tessera_zarr");
   std::mt19937_64 rng(test_seed(7));
   const auto data = testing::random_data<double>(rng, {40, 300});
   for (int format : {2, 3}) {
@@ -171,7 +133,7 @@ TEMPLATE_TEST_CASE("from_zarr: an expression over a store computes as over memor
 }
 
 TEST_CASE("from_zarr converts the stored dtype as ts::cast does; fill values fill missing chunks", "[zarr]") {
-  temp_dir dir;
+  temp_dir dir("tessera_zarr");
   xt::xarray<double> d = {{1.5, -2.7, 300.0}, {std::nan(""), 1e30, -0.0}};
   ts::zarr_options o;
   o.format = 2;
@@ -203,7 +165,7 @@ TEST_CASE("from_zarr converts the stored dtype as ts::cast does; fill values fil
 TEMPLATE_TEST_CASE("to_zarr write modes: create, overwrite, append, region", "[zarr][modes]",
                    TESSERA_TEST_BACKENDS) {
   const TestType pol = make_policy<TestType>(2);
-  temp_dir dir;
+  temp_dir dir("tessera_zarr");
   for (int format : {2, 3}) {
     INFO("format " << format);
     const std::string path = dir / ("m" + std::to_string(format));
@@ -257,7 +219,7 @@ TEMPLATE_TEST_CASE("to_zarr write modes: create, overwrite, append, region", "[z
 }
 
 TEST_CASE("to_zarr: irregular chunks and bad options are named errors", "[zarr][errors]") {
-  temp_dir dir;
+  temp_dir dir("tessera_zarr");
   xt::xarray<double> a = xt::zeros<double>({10});
   CHECK_THROWS_MATCHING(ts::to_zarr(ts::from_xtensor(a, chunks_t{{3, 5, 2}}), dir / "x"), ts::invalid_argument,
                        Catch::Contains("regular chunks") && Catch::Contains("ts::rechunk"));
@@ -282,7 +244,7 @@ TEST_CASE("to_zarr: irregular chunks and bad options are named errors", "[zarr][
 }
 
 TEST_CASE("from_zarr: bad paths, metadata and chunks are io_errors that name what to fix", "[zarr][errors]") {
-  temp_dir dir;
+  temp_dir dir("tessera_zarr");
   CHECK_THROWS_MATCHING(ts::from_zarr<double>(dir / "missing"), ts::io_error, Catch::Contains("does not exist"));
   fs::create_directories(dir.path / "empty");
   CHECK_THROWS_MATCHING(ts::from_zarr<double>(dir / "empty"), ts::io_error, Catch::Contains("neither zarr.json"));
@@ -346,7 +308,7 @@ TEST_CASE("from_zarr: bad paths, metadata and chunks are io_errors that name wha
 TEMPLATE_TEST_CASE("a failing chunk task leaves every chunk old or new and the metadata intact",
                    "[zarr][fault]", TESSERA_TEST_BACKENDS) {
   const TestType pol = make_policy<TestType>(3);
-  temp_dir dir;
+  temp_dir dir("tessera_zarr");
   for (int format : {2, 3}) {
     INFO("format " << format);
     const std::string path = dir / ("f" + std::to_string(format));
@@ -387,7 +349,7 @@ TEMPLATE_TEST_CASE("a failing chunk task leaves every chunk old or new and the m
 
 #ifdef TESSERA_ZARR_REGION_WRITER
 TEST_CASE("two processes writing disjoint regions give the bytes of one process", "[zarr][processes]") {
-  temp_dir dir;
+  temp_dir dir("tessera_zarr");
   for (int format : {2, 3}) {
     INFO("format " << format);
     const std::string one = dir / ("one" + std::to_string(format)), two = dir / ("two" + std::to_string(format));

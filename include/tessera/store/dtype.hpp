@@ -136,21 +136,28 @@ struct dtype {
 
 namespace detail {
 
+/// The unsigned integer of U's size: the bits of one element.
+template <class U>
+using bits_of = std::conditional_t<sizeof(U) == 1, std::uint8_t,
+                std::conditional_t<sizeof(U) == 2, std::uint16_t,
+                std::conditional_t<sizeof(U) == 4, std::uint32_t, std::uint64_t>>>;
+
+template <class I>
+I swap_bytes(I i) {
+  if constexpr (sizeof(I) == 2) return __builtin_bswap16(i);
+  else if constexpr (sizeof(I) == 4) return __builtin_bswap32(i);
+  else if constexpr (sizeof(I) == 8) return __builtin_bswap64(i);
+  else return i;
+}
+
 template <class U>
 U load_swapped(const std::byte* p, bool swap) {
   if constexpr (std::is_same_v<U, bool>) {
     return std::to_integer<unsigned char>(*p) != 0;
   } else {
-    using I = std::conditional_t<sizeof(U) == 1, std::uint8_t,
-              std::conditional_t<sizeof(U) == 2, std::uint16_t,
-              std::conditional_t<sizeof(U) == 4, std::uint32_t, std::uint64_t>>>;
-    I i;
-    std::memcpy(&i, p, sizeof(I));
-    if (swap) {
-      if constexpr (sizeof(I) == 2) i = __builtin_bswap16(i);
-      else if constexpr (sizeof(I) == 4) i = __builtin_bswap32(i);
-      else if constexpr (sizeof(I) == 8) i = __builtin_bswap64(i);
-    }
+    bits_of<U> i;
+    std::memcpy(&i, p, sizeof(i));
+    if (swap) i = swap_bytes(i);
     U u;
     std::memcpy(&u, &i, sizeof(U));
     return u;
@@ -162,17 +169,10 @@ void store_swapped(U u, std::byte* p, bool swap) {
   if constexpr (std::is_same_v<U, bool>) {
     *p = std::byte(u ? 1 : 0);
   } else {
-    using I = std::conditional_t<sizeof(U) == 1, std::uint8_t,
-              std::conditional_t<sizeof(U) == 2, std::uint16_t,
-              std::conditional_t<sizeof(U) == 4, std::uint32_t, std::uint64_t>>>;
-    I i;
-    std::memcpy(&i, &u, sizeof(I));
-    if (swap) {
-      if constexpr (sizeof(I) == 2) i = __builtin_bswap16(i);
-      else if constexpr (sizeof(I) == 4) i = __builtin_bswap32(i);
-      else if constexpr (sizeof(I) == 8) i = __builtin_bswap64(i);
-    }
-    std::memcpy(p, &i, sizeof(I));
+    bits_of<U> i;
+    std::memcpy(&i, &u, sizeof(i));
+    if (swap) i = swap_bytes(i);
+    std::memcpy(p, &i, sizeof(i));
   }
 }
 
