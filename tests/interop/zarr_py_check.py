@@ -6,8 +6,9 @@
 DIR/manifest.json (written by zarr_interop in TESSERA_INTEROP_WRITE mode) lists the arrays, each
 {name, path, format, dtype, shape, chunks, shards, expected, attributes} and optionally
 fill_value, codecs (names that must appear in the metadata), options (the codec, level,
-blosc_cname, blosc_shuffle and separator Tessera was given) and recompute ({"from": NAME,
-"op": "add1_step2"}: the values are NumPy's (x + 1)[::2, ::2] of array NAME's expected values).
+blosc_cname, blosc_shuffle and separator Tessera was given) and recompute ({"npy": FILE,
+"shape": [..], "op": "add1_step2"}: the values must equal NumPy's (x + 1)[::2, ::2] of
+x = np.load(FILE), the .npy Tessera wrote of the source array).
 Paths are relative to DIR. With --format only the arrays of that format are checked.
 
 For each array: zarr.open(path, mode="r") must give an array whose shape, dtype, chunks (and
@@ -219,15 +220,19 @@ def check_entry(base, entry, expected_by_name, fails):
                      f"{got[i]!r}, expected {want[i]!r}")
     rec = entry.get("recompute")
     if rec:
-        src = expected_by_name[rec["from"]]
-        if rec["op"] != "add1_step2":
+        npy = os.path.join(base, rec["npy"])
+        src = np.load(npy, allow_pickle=False)
+        if src.shape != tuple(rec["shape"]) or src.dtype != np.float64:
+            fails.append(f"{name}: np.load({rec['npy']}) gives {src.dtype} {src.shape}, "
+                         f"Tessera wrote float64 {tuple(rec['shape'])}")
+        elif rec["op"] != "add1_step2":
             fails.append(f"{name}: unknown recompute op {rec['op']!r}")
         else:
-            ref = (src + src.dtype.type(1))[::2, ::2]
-            bad = differences(got, ref.astype(got.dtype)) if ref.shape == got.shape else [None]
+            ref = (src + 1.0)[::2, ::2]
+            bad = differences(got, ref) if ref.shape == got.shape else [None]
             if len(bad):
-                fails.append(f"{name}: differs from NumPy's (x + 1)[::2, ::2] of {rec['from']} "
-                             f"(shapes {got.shape} and {ref.shape})")
+                fails.append(f"{name}: differs from NumPy's (x + 1)[::2, ::2] of np.load({rec['npy']}) "
+                             f"(shapes {got.shape} and {ref.shape}, {len(bad)} values differ)")
     check_sum(path, want, fails, name)
 
 
