@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Tessera needs that are missing. Usage:
-#   scripts/install-deps.sh          build + test dependencies
+#   scripts/install-deps.sh          build + test dependencies (graphviz and librsvg2-bin render the
+#                                    diagnostics tests' dot and SVG output)
 #   scripts/install-deps.sh --peers  also matplotlib for the peer benchmarks
 # The Zarr interoperability tests (tests/interop) use Debian's python3-zarr and python3-dask
 # (format 2) and a venv .venv in the repository root with zarr>=3 and Dask from PyPI (format 3),
@@ -10,7 +11,7 @@ set -euo pipefail
 pkgs=(cmake g++ make xtensor-dev xtl-dev libxsimd-dev catch2 libtbb-dev libopenblas-dev
       liblapacke-dev libcli11-dev libfmt-dev libbenchmark-dev nlohmann-json3-dev libblosc-dev
       libzstd-dev zlib1g-dev libisal-dev python3 python3-numpy python3-zarr python3-dask
-      python3-venv)
+      python3-venv graphviz librsvg2-bin)
 if [[ "${1:-}" == "--peers" ]]; then
   pkgs+=(python3-matplotlib)
 fi

@@ -2,6 +2,7 @@
 // expressions, random arrays, views and reductions.
 //   Linear algebra (links LAPACKE/OpenBLAS, CMake tessera::linalg): <tessera/linalg.hpp>
 //   CUDA backend (from .cu files, CMake tessera::cuda):               <tessera/cuda.hpp>
+//   Pictures and formatters (to_svg, to_dot, fmt/std::format):       <tessera/diagnostics.hpp>
 #pragma once
 #include "config.hpp"
 #include "core/errors.hpp"
@@ -19,3 +20,4 @@
 #include "random.hpp"
 #include "view.hpp"
 #include "reduce.hpp"
+#include "diagnostics/describe.hpp"
