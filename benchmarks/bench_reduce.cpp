@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   std::string mode = "all";
   ts::index_t n = 100000, chunk = 10000, mem_n = 8192, mem_chunk = 2048;
   int threads = 0, reps = 5;
+  bool progress = false;
+  std::string trace;
   app.add_option("--mode", mode, "lazy | axis | bandwidth | all");
   app.add_option("--n", n, "lazy array is n x n");
   app.add_option("--chunk", chunk, "lazy chunk edge");
@@ -53,8 +55,11 @@ int main(int argc, char** argv) {
   app.add_option("--mem-chunk", mem_chunk, "persisted chunk edge");
   app.add_option("--threads", threads, "host threads (0: all)");
   app.add_option("--reps", reps, "repetitions (best is reported)");
+  app.add_flag("--progress", progress, "a progress bar per computation on stderr");
+  app.add_option("--trace", trace, "write each computation's Chrome trace to this file (the last "
+                                   "one stays), with a one-line summary on stderr");
   CLI11_PARSE(app, argc, argv);
-  const ts::host pol{.threads = threads};
+  const ts::host pol{.threads = threads, .progress = progress, .trace = trace};
   std::printf("threads %d, peak RSS at start %.1f MiB\n", pol.concurrency(),
               ts::peak_resident_mib());
 

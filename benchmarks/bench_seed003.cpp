@@ -14,6 +14,10 @@
 // Peak RSS is ts::peak_resident_mib() (getrusage's ru_maxrss): a process-lifetime peak, so (c)
 // always runs last.
 //
+// --progress shows a progress bar per computation on stderr; --trace FILE writes each
+// computation's Chrome trace to FILE (each one replaces the last: the file holds the last run)
+// and its one-line summary on stderr.
+//
 // Backends: `host` (ts::host, --threads workers). `cuda` and `auto` are accepted names: a build
 // of this file by nvcc with <tessera/cuda.hpp> available gains the CUDA rows; this (host
 // compiler) build fails clearly for `cuda` and falls back to the host for `auto`.
@@ -407,7 +411,8 @@ int main(int argc, char** argv) {
   config c;
   std::string backends = "host", threads = "0", variants = "a,b,c", json, streams = "2";
   double memory_limit = 0.9;
-  bool quiet = false;
+  bool quiet = false, progress = false;
+  std::string trace;
   app.add_option("--n", c.n, "array is N x N")->check(CLI::PositiveNumber);
   app.add_option("--chunk", c.chunk, "chunks are chunk x chunk")->check(CLI::PositiveNumber);
   app.add_option("--backend", backends,
@@ -431,6 +436,10 @@ int main(int argc, char** argv) {
                  "under it)")
       ->check(CLI::Range(0.01, 1.0));
   app.add_flag("--quiet", quiet, "no progress lines on stderr");
+  app.add_flag("--progress", progress, "a progress bar per computation on stderr (policy .progress)");
+  app.add_option("--trace", trace,
+                 "write each computation's Chrome trace (chrome://tracing, Perfetto) to this file, "
+                 "replacing the previous one, with a one-line summary on stderr (policy .trace)");
   CLI11_PARSE(app, argc, argv);
   c.verbose = !quiet;
 
@@ -502,7 +511,7 @@ int main(int argc, char** argv) {
       for (const auto& use : resolved) {
         if (use == "host") {
           for (int t : thread_list) {
-            ts::host pol{.threads = t};
+            ts::host pol{.threads = t, .progress = progress, .trace = trace};
             run_policy(pol, "host", pol.concurrency(), c, one, rows);
           }
         }
@@ -512,7 +521,8 @@ int main(int argc, char** argv) {
           const int visible = ts::detail::cuda_backend::devices().visible;
           for (int t : thread_list) {
             for (int s : stream_list) {
-              ts::cuda pol{.streams_per_device = s, .memory_limit = memory_limit};
+              ts::cuda pol{.streams_per_device = s, .memory_limit = memory_limit,
+                           .progress = progress, .trace = trace};
               const int k = t == 0 ? visible : std::min(t, visible);
               double dev_bytes = 0;
               for (int d = 0; d < k; ++d) {

@@ -35,6 +35,12 @@
 //                                                     // (reduction results); any thread
 //   };
 //
+// The drivers call run_tasks through detail::run_tasks (exec/observe.hpp), which wraps the body
+// for progress, on_chunk_done and traces when they are asked for (a task is done when its then()
+// callbacks have run), so a new backend is observed with no code of its own. Optional, for
+// traces: env.lane() (the stream slot or worker that runs the task; host threads otherwise) and
+// the policy members progress / trace / on_chunk_done (ts::progress_bar works on any policy).
+//
 // Dense linear algebra adds linalg::dense<P> (linalg/dense_host.hpp, linalg/dense_cuda.cuh).
 #pragma once
 

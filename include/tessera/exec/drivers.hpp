@@ -5,6 +5,9 @@
 //   execute_reduction          fold tasks per input chunk + the shared combine tree; the
 //                              result is the backend's own storage, so the next stage reads
 //                              it where it is (on ts::cuda: on the device)
+// Every driver runs its chunk tasks through detail::run_tasks (exec/observe.hpp), and the
+// top-level calls (compute, persist) open an observation: progress, on_chunk_done and traces
+// cover all of a call's stages with no code here.
 #pragma once
 #include <xtensor/xarray.hpp>
 
@@ -12,6 +15,7 @@
 #include "../reduce/spec.hpp"
 #include "backend.hpp"
 #include "combine.hpp"
+#include "observe.hpp"
 #include "placement.hpp"
 
 namespace tessera {
@@ -33,7 +37,8 @@ void evaluate_into(const E& e, const P& pol, T* out) {
   const chunk_grid& g = e.grid();
   const ivec st = row_major_strides(g.shape());
   auto tasks = make_tasks(e, g.block_count(), [&g](index_t b) { return g.block_box(b); });
-  B::run_tasks(pol, tasks, [&](auto& env, index_t b) {
+  auto out_bytes = [&g](index_t b) { return g.block_box(b).count() * index_t(sizeof(T)); };
+  detail::run_tasks(pol, tasks, "compute", out_bytes, [&](auto& env, index_t b) {
     const box bx = g.block_box(b);
     if (bx.count() == 0) return;
     auto acc = e.bind(bx, env.context());
@@ -52,7 +57,8 @@ auto persist_lowered(const E& e, const P& pol) {
   auto out = B::template make_array<T>(pol, g);
   auto tasks = make_tasks(e, g.block_count(), [&g](index_t b) { return g.block_box(b); },
                           index_t(sizeof(T)));
-  B::run_tasks(pol, tasks, [&](auto& env, index_t b) {
+  auto out_bytes = [&tasks](index_t b) { return tasks.output_bytes(b); };
+  detail::run_tasks(pol, tasks, "persist", out_bytes, [&](auto& env, index_t b) {
     const box bx = g.block_box(b);
     T* dst = B::block_destination(env, out, b);
     if (bx.count() == 0) return;
@@ -69,10 +75,12 @@ template <expression_type X, execution_policy P = host>
 xt::xarray<typename X::value_type> compute(const X& x, const P& policy = P{}) {
   using T = typename X::value_type;
   backend<P>::check(policy);
+  detail::observation observe(policy, [&] { return task_count(x); });
   auto low = x.lower(policy);
   std::vector<std::size_t> sh(x.shape().begin(), x.shape().end());
   auto out = xt::xarray<T>::from_shape(sh);
   if (x.size() > 0) detail::evaluate_into(low, policy, out.data());
+  observe.finish();
   return out;
 }
 
@@ -81,7 +89,10 @@ xt::xarray<typename X::value_type> compute(const X& x, const P& policy = P{}) {
 template <expression_type X, execution_policy P = host>
 auto persist(const X& x, const P& policy = P{}) {
   backend<P>::check(policy);
-  return detail::persist_lowered(x.lower(policy), policy);
+  detail::observation observe(policy, [&] { return task_count(x); });
+  auto out = detail::persist_lowered(x.lower(policy), policy);
+  observe.finish();
+  return out;
 }
 
 /// The single element of a one-element expression.
@@ -117,7 +128,11 @@ auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec
   // Task t folds input block (K = t / nR, R = t % nR): consecutive tasks feed one output
   // block, so only a few output blocks have pending partials at any time.
   auto tasks = detail::make_tasks(e, plan.tasks(), [&plan](index_t t) { return plan.task_box(t); });
-  B::run_tasks(pol, tasks, [&](auto& env, index_t t) {
+  auto name = [] { return "fold " + detail::reduction_name<Op>::get(); };
+  auto out_bytes = [&](index_t t) {  // the task's partials
+    return out_grid.block_box(t / nR).count() * index_t(sizeof(state));
+  };
+  detail::run_tasks(pol, tasks, name, out_bytes, [&](auto& env, index_t t) {
     const box bx = plan.task_box(t);
     state* part = tree.leaf(t);
     if (bx.count() > 0) {

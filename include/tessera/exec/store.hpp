@@ -20,6 +20,7 @@
 
 #include "../core/expression.hpp"
 #include "backend.hpp"
+#include "observe.hpp"
 #include "placement.hpp"
 
 namespace tessera {
@@ -76,9 +77,16 @@ void store(const X& x, S& target, const P& policy = P{}, std::vector<index_t> re
     }
     return b;
   };
+  // One observation (progress, trace) for x's inner stages and the write tasks.
+  detail::observation observe(policy, [&] {
+    return task_count(x) - x.grid().block_count() + index_t(blocks.size());
+  });
   const auto low = x.lower(policy);
   auto tasks = detail::make_tasks(low, index_t(blocks.size()), x_box);
-  B::run_tasks(policy, tasks, [&](auto& env, index_t t) {
+  auto out_bytes = [&](index_t t) {  // the write block
+    return g.block_box(blocks[std::size_t(t)]).count() * index_t(sizeof(T));
+  };
+  detail::run_tasks(policy, tasks, "store", out_bytes, [&](auto& env, index_t t) {
     const index_t wb = blocks[std::size_t(t)];
     const box blk = g.block_box(wb);
     const box bx = x_box(t);
@@ -91,6 +99,7 @@ void store(const X& x, S& target, const P& policy = P{}, std::vector<index_t> re
     B::eval_to_host(env, acc, bx, buf.get() + off, st);
     env.then([&target, wb, buf] { target.write_block(wb, buf.get()); });
   });
+  observe.finish();
 }
 
 }  // namespace tessera

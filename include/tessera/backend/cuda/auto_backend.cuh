@@ -8,6 +8,9 @@
 
 namespace tessera {
 
+/// The policy it picks is used as it is, so progress, trace and on_chunk_done are set on the
+/// one that runs: ts::auto_backend{.gpu = {.progress = true}, .cpu = {.progress = true}}, or a
+/// ts::progress_bar for both.
 struct auto_backend {
   cuda gpu{};
   host cpu{};

@@ -32,11 +32,13 @@ struct backend<cuda> {
   class task_env {
    public:
     task_env(int device, cudaStream_t stream, detail::cuda_backend::pinned_arena& arena,
-             std::vector<std::function<void()>>& after)
-        : ctx_(device, stream, arena), after_(&after) {}
+             std::vector<std::function<void()>>& after, int lane = 0)
+        : ctx_(device, stream, arena), after_(&after), lane_(lane) {}
     detail::cuda_backend::device_context& context() { return ctx_; }
     int device() const { return ctx_.device(); }
     cudaStream_t stream() const { return ctx_.stream(); }
+    /// The stream slot of the device running the task (a trace's thread lane).
+    int lane() const { return lane_; }
     template <class F>
     void then(F&& f) {
       after_->emplace_back(std::forward<F>(f));
@@ -45,6 +47,7 @@ struct backend<cuda> {
    private:
     detail::cuda_backend::device_context ctx_;
     std::vector<std::function<void()>>* after_;
+    int lane_;
   };
 
   static void check(const cuda& pol) { (void)detail::cuda_backend::policy_devices(pol); }
@@ -64,7 +67,7 @@ struct backend<cuda> {
                        [&](int dev, cuda_backend::stream_slot& slot, index_t t) -> std::function<void()> {
                          std::vector<std::function<void()>> after;
                          {
-                           task_env env(dev, slot.stream, slot.arena, after);
+                           task_env env(dev, slot.stream, slot.arena, after, slot.index);
                            body(env, t);
                          }  // scratch returned to the pool, ordered after the task's work
                          if (after.empty()) return {};

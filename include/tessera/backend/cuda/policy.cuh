@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -22,11 +23,18 @@ namespace tessera {
 ///                       kept under it (spilling to other devices). Freed device memory stays
 ///                       cached in the device's default stream-ordered pool (release
 ///                       threshold: unlimited) until cuda::release_memory()
+///   progress, trace, on_chunk_done
+///                       as on ts::host (a progress bar on stderr, a Chrome trace file, a
+///                       callback per completed chunk task); a CUDA task is done when its
+///                       stream has completed its work and its host callbacks ran
 /// On a machine without a usable device, evaluating with this policy throws std::runtime_error.
 struct cuda {
   std::vector<int> devices{};
   int streams_per_device = 2;
   memory_size memory_limit{};
+  bool progress = false;
+  std::string trace{};
+  std::function<void(index_t done, index_t total)> on_chunk_done{};
 
   /// True when at least one device is usable (never throws).
   static bool available();

@@ -15,6 +15,7 @@ namespace tessera::detail::cuda_backend {
 /// One stream with its pinned staging arena.
 struct stream_slot {
   cudaStream_t stream = nullptr;
+  int index = 0;  // its place among the device's slots (traces show it as the lane)
   pinned_arena arena;
 };
 
@@ -26,6 +27,7 @@ struct device_resources {
   void ensure(int dev, int n) {
     while (int(slots.size()) < n) {
       auto s = std::make_unique<stream_slot>();
+      s->index = int(slots.size());
       device_guard g(dev);
       TESSERA_CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
       slots.push_back(std::move(s));

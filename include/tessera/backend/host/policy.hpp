@@ -6,16 +6,29 @@
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
+#include <functional>
 #include <optional>
+#include <string>
 #include <tbb/info.h>
 
 #include "../../config.hpp"
 
 namespace tessera {
 
-/// Host execution policy. threads == 0 uses every hardware thread.
+/// Host execution policy.
+///   threads        worker threads; 0 uses every hardware thread (ts::host{2} is two)
+///   progress       a progress bar on stderr covering the call's chunk tasks (also on while a
+///                  ts::progress_bar is alive in the calling thread; diagnostics/progress.hpp)
+///   trace          non-empty: write a Chrome trace of the call's tasks to this file, with a
+///                  one-line summary on stderr (diagnostics/trace.hpp)
+///   on_chunk_done  called with (done, total) as each chunk task completes: done = 1..total in
+///                  order, one call at a time, from the worker threads (keep it short)
+/// ts::host{.threads = 2, .progress = true}. Observing costs nothing when none is set.
 struct host {
   int threads = 0;
+  bool progress = false;
+  std::string trace{};
+  std::function<void(index_t done, index_t total)> on_chunk_done{};
   int concurrency() const {
     if (threads > 0) return threads;
     return std::max(1, tbb::this_task_arena::max_concurrency());
