@@ -331,6 +331,12 @@ TEMPLATE_TEST_CASE("integer power wraps as NumPy's and never overflows internall
   // 3^39 fits in int64 but 3^64 (the square after the last bit) does not: no overflow on the way.
   CHECK(ts::compute(ts::pow(ts::full<std::int64_t>({1}, 3), 39), pol)(0) == 4052555153018976267LL);
   CHECK(ts::compute(ts::pow(ts::full<std::int32_t>({1}, -2), 31), pol)(0) == std::numeric_limits<std::int32_t>::min());
+  // NumPy: "Integers to negative integer powers are not allowed" (issue 18, item 4).
+  CHECK_THROWS_MATCHING(ts::pow(ts::full<std::int64_t>({3}, 0), -1), ts::invalid_argument,
+                        Catch::Contains("negative integer powers") && Catch::Contains("-1"));
+  CHECK_THROWS_AS(ts::pow(ts::full<std::uint8_t>({3}, 2), -3), ts::invalid_argument);
+  CHECK(ts::compute(ts::pow(ts::full<double>({1}, 2.0), -1), pol)(0) == 0.5);  // float base: fine
+  CHECK(ts::compute(ts::pow(ts::full<std::int32_t>({1}, 2), 0), pol)(0) == 1);
 }
 
 TEMPLATE_TEST_CASE("float to integer casts are defined for every input", "[elementwise]",

@@ -82,10 +82,25 @@ TESSERA_UNARY_FUNCTION(abs, absolute)
   auto name(const A& a, const B& b) {                          \
     return detail::binary(ops::functor{}, a, b);               \
   }
-TESSERA_BINARY_FUNCTION(pow, power)
 TESSERA_BINARY_FUNCTION(maximum, maximum)
 TESSERA_BINARY_FUNCTION(minimum, minimum)
 #undef TESSERA_BINARY_FUNCTION
+
+/// a ** b, NumPy's power. An integer array to a negative integer scalar power is
+/// tessera::invalid_argument, as NumPy raises ("Integers to negative integer powers are not
+/// allowed"); negative elements of an integer exponent array (not known before evaluation)
+/// give 0, except for bases 1 and -1 (ops::power).
+template <operand A, operand B>
+  requires(expression_type<A> || expression_type<B>)
+auto pow(const A& a, const B& b) {
+  if constexpr (expression_type<A> && !expression_type<B> && std::is_integral_v<B> &&
+                std::is_signed_v<B>) {
+    if (std::is_integral_v<typename A::value_type> && b < 0)
+      throw_invalid("pow: integers to negative integer powers are not allowed (exponent ", +b,
+                    "); make the base floating point, e.g. ts::pow(ts::cast<double>(x), ", +b, ")");
+  }
+  return detail::binary(ops::power{}, a, b);
+}
 
 /// Elementwise conversion to element type U (to bool: x != 0).
 template <element U, expression_type A>
