@@ -129,6 +129,9 @@ TEST_CASE("describe: leaves, dtypes, irregular and empty chunks", "[describe]") 
   CHECK(ts::detail::dtype_name<std::uint64_t>() == "uint64");
   CHECK(ts::detail::dtype_name<std::int8_t>() == "int8");
   auto e = ts::zeros<double>({0, 5}, {4, 5});
+  CHECK(ts::task_count(ts::sum(e, {1})) == 1 + 0);  // an empty result: no folds, 1 empty chunk
+  CHECK(ts::stage_count(ts::sum(e, {1})) == 1);
+  CHECK(ts::task_count(ts::sum(e, {0})) == 1 + 1);  // 5 sums of nothing: 1 fold, 1 chunk
   CHECK(ts::detail::chunks_text(e.grid()) == "(0, 5), regular: 1 x 1 = 1 chunk");
   CHECK(ts::describe(e).find("  bytes     0 B array, 0 B per chunk\n") != std::string::npos);
   CHECK(ts::node_name(ts::full<int>({3}, 7)) == "full");
@@ -163,10 +166,8 @@ TEST_CASE("describe: a Zarr store is a leaf read from files", "[describe]") {
 
 TEST_CASE("describe: a view's index in NumPy notation selects what the view selects (NumPy checks)",
           "[describe][numpy]") {
-  if (run("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) {
-    WARN("skipped: /usr/bin/python3 has no numpy (scripts/install-deps.sh installs python3-numpy)");
-    return;
-  }
+  INFO("/usr/bin/python3 must have numpy: scripts/install-deps.sh installs python3-numpy");
+  REQUIRE(run("/usr/bin/python3 -c 'import numpy' 2>/dev/null") == 0);
   // Fixed cases first, then random ones: each a view of arange(prod(shape)).reshape(shape).
   CHECK(ts::node_detail(ts::view(ts::zeros<double>({20, 30}), ts::range(_, _, 2), ts::range(_, _, 2))) == "[::2, ::2]");
   CHECK(ts::node_detail(ts::view(ts::zeros<double>({20, 30}), ts::range(1, 5))) == "[1:5, :]");
@@ -282,4 +283,14 @@ TEST_CASE("to_dot: the graph renders with Graphviz; one cluster per stage", "[de
   CHECK(count(svg, "class=\"cluster\"") == 3);
   CHECK(count(svg, "class=\"node\"") == 8);
   CHECK_THROWS_AS(ts::write_dot(z, "/proc/no/such/dir/graph.dot"), ts::io_error);
+  // A reduction at the root: its fold stage, then the stage reading its stored result.
+  auto m = ts::mean(ts::view(x + 1, ts::range(_, _, 2), ts::range(_, _, 2)));
+  const std::string md = ts::to_dot(m);
+  CHECK(count(md, "subgraph cluster_stage") == std::size_t(ts::stage_count(m)));
+  CHECK(md.find("label=\"stage 2: 1 task (reads the stored result)\"") != std::string::npos);
+  CHECK(count(md, " -> ") == 5);  // normal, full -> add -> getitem -> mean -> result
+  ts::write_dot(m, file);
+  std::string mplain;
+  REQUIRE(run("dot -Tplain " + file, &mplain) == 0);
+  CHECK(count(mplain, "\nnode ") == 6);
 }

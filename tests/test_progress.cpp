@@ -255,6 +255,19 @@ TEMPLATE_TEST_CASE("on_chunk_done sees every task of every stage once, in order"
     check_sequence(log, ts::task_count(e));
     CHECK(same(ts::compute(ts::from_npy<double>(dir / "m.npy"), plain), ts::compute(e, plain)));
   }
+  SECTION("empty arrays: the empty chunks count, an empty reduction runs no folds") {
+    auto z = ts::zeros<double>({0, 7}, {4, 3});
+    for (auto n : {ts::task_count(z * 2.0), ts::task_count(ts::sum(z, {1})), ts::task_count(ts::sum(z, {0}))})
+      CHECK(n >= 1);
+    CHECK(ts::compute(z * 2.0, pol).size() == 0);
+    check_sequence(log, ts::task_count(z * 2.0));
+    log.calls.clear();
+    CHECK(ts::compute(ts::sum(z, {1}), pol).size() == 0);
+    check_sequence(log, ts::task_count(ts::sum(z, {1})));
+    log.calls.clear();
+    CHECK(ts::compute(ts::sum(z, {0}), pol)(6) == 0.0);
+    check_sequence(log, ts::task_count(ts::sum(z, {0})));
+  }
   SECTION("nothing observed: no call") {
     auto e = ts::mean(x, {1});
     (void)ts::compute(e, plain);

@@ -321,7 +321,8 @@ namespace detail {
 template <expression_type X>
 index_t inner_stages(const X& x) {
   index_t n = 0;
-  if constexpr (is_reduction_node<std::remove_cvref_t<X>>::value) n = 1 + inner_stages(x.child());
+  if constexpr (is_reduction_node<std::remove_cvref_t<X>>::value)  // an empty result runs no folds
+    n = (x.grid().size() > 0 ? 1 : 0) + inner_stages(x.child());
   else for_each_operand(x, [&](const auto& a) { n += inner_stages(a); });
   return n;
 }
@@ -329,7 +330,8 @@ template <expression_type X>
 index_t inner_tasks(const X& x) {
   index_t n = 0;
   if constexpr (is_reduction_node<std::remove_cvref_t<X>>::value)
-    n = reduction_plan(x.child().grid(), x.spec()).tasks() + inner_tasks(x.child());
+    n = (x.grid().size() > 0 ? reduction_plan(x.child().grid(), x.spec()).tasks() : 0) +
+        inner_tasks(x.child());
   else for_each_operand(x, [&](const auto& a) { n += inner_tasks(a); });
   return n;
 }

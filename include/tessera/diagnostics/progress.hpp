@@ -55,6 +55,7 @@ namespace detail {
 inline std::string progress_duration(double s) {
   char buf[32];
   if (!std::isfinite(s) || s < 0) return "--";
+  if (s >= 100 * 3600.0) return ">99h";
   if (s < 60) std::snprintf(buf, sizeof buf, "%.1fs", s);
   else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", int(s / 60), int(s) % 60);
   else std::snprintf(buf, sizeof buf, "%dh%02dm", int(s / 3600), int(s / 60) % 60);

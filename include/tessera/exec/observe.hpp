@@ -16,14 +16,18 @@
 //   then the call's own chunks) reports to it, so a call has one bar and one trace whose total
 //   is task_count(x) (diagnostics/graph.hpp). A nested top-level call on the same thread adds
 //   its tasks to the current observer; evaluations started inside a chunk task are not
-//   observed. run_tasks outside any top-level call (linalg's row-block loads) observes its one
-//   stage on its own when the policy asks.
+//   observed. run_tasks outside any top-level call observes its one stage on its own when the
+//   policy asks. Linear algebra's row-block loads (linalg::dense<P>) do not go through
+//   run_tasks and are not observed.
 // * The per-task hook wraps the body handed to backend<P>::run_tasks: the task counts as done
 //   when its work is complete, i.e. in a then() callback registered after the body's own (at
 //   once on the host; on CUDA after the stream completed and the body's callbacks ran).
 // * Nothing enabled: one branch per stage, the body is handed to the backend unwrapped.
 // * The done count, the callback, the bar and the trace are updated under one mutex, so
-//   on_chunk_done sees done = 1, 2, ..., total in order, one call at a time.
+//   on_chunk_done sees done = 1, 2, ..., total in order, one call at a time (other workers
+//   wait meanwhile: keep it short). It runs in a TBB isolated region, so a parallel loop
+//   inside it does not run the call's own chunk tasks on that thread. On ts::cuda it runs on
+//   the device's worker thread and must not start a ts::cuda evaluation.
 // * The bar's closing line and the trace file are written when the call ends, also when a task
 //   threw (the exception propagates unchanged). A trace that cannot be written is reported on
 //   stderr with the reason and the path; the call's result is kept (a diagnostic never costs
@@ -41,6 +45,8 @@
 #include <thread>
 #include <type_traits>
 #include <utility>
+
+#include <tbb/task_arena.h>
 
 #include "../diagnostics/graph.hpp"
 #include "../diagnostics/progress.hpp"
@@ -134,7 +140,9 @@ class observer {
     if (bar_) bar_->update(done_, total_, seconds());
     if (callback_) {
       observed_task_scope in_callback;  // an evaluation it starts must not wait for this lock
-      callback_(done_, total_);
+      // Isolated: while the callback waits in a parallel loop of its own, this worker must not
+      // pick up another chunk task of the call (its task_done would wait for this lock).
+      tbb::this_task_arena::isolate([&] { callback_(done_, total_); });
     }
   }
 
