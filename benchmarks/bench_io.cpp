@@ -17,6 +17,8 @@
 #include <tessera/zarr.hpp>
 
 #include <CLI/CLI.hpp>
+
+#include "observe_cli.hpp"
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -57,8 +59,8 @@ int main(int argc, char** argv) {
   ts::index_t n = 40000, chunk = 4000;
   std::string dir = "/tmp/tessera_bench_io.zarr", codec = "zstd", json_path;
   int level = 1, format = 3, threads = 0;
-  bool keep = false, progress = false;
-  std::string trace;
+  bool keep = false;
+  observe_cli observe;
   std::uint64_t seed = 42;
   app.add_option("--n", n, "N (the array is N x N float64)");
   app.add_option("--chunk", chunk, "chunk length (C x C chunks)");
@@ -70,12 +72,10 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "random seed");
   app.add_option("--json", json_path, "also write the rows to this JSON file");
   app.add_flag("--keep", keep, "keep the store afterwards");
-  app.add_flag("--progress", progress, "a progress bar per computation on stderr");
-  app.add_option("--trace", trace, "write each computation's Chrome trace to this file (the last "
-                                   "one stays), with a one-line summary on stderr");
+  observe.add_to(app);
   CLI11_PARSE(app, argc, argv);
 
-  ts::host pol{.progress = progress, .trace = trace};
+  ts::host pol{.progress = observe.progress, .trace = observe.trace};
   if (threads > 0) pol.threads = threads;
   const double mb = double(n) * double(n) * 8.0 / 1e6;
   std::vector<row> rows;

@@ -10,6 +10,8 @@
 // Usage: bench_reduce [--mode lazy|axis|bandwidth|all] [--n 100000] [--chunk 10000]
 //                     [--mem-n 8192] [--mem-chunk 2048] [--threads 0] [--reps 5]
 #include <CLI/CLI.hpp>
+
+#include "observe_cli.hpp"
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -46,8 +48,7 @@ int main(int argc, char** argv) {
   std::string mode = "all";
   ts::index_t n = 100000, chunk = 10000, mem_n = 8192, mem_chunk = 2048;
   int threads = 0, reps = 5;
-  bool progress = false;
-  std::string trace;
+  observe_cli observe;
   app.add_option("--mode", mode, "lazy | axis | bandwidth | all");
   app.add_option("--n", n, "lazy array is n x n");
   app.add_option("--chunk", chunk, "lazy chunk edge");
@@ -55,11 +56,9 @@ int main(int argc, char** argv) {
   app.add_option("--mem-chunk", mem_chunk, "persisted chunk edge");
   app.add_option("--threads", threads, "host threads (0: all)");
   app.add_option("--reps", reps, "repetitions (best is reported)");
-  app.add_flag("--progress", progress, "a progress bar per computation on stderr");
-  app.add_option("--trace", trace, "write each computation's Chrome trace to this file (the last "
-                                   "one stays), with a one-line summary on stderr");
+  observe.add_to(app);
   CLI11_PARSE(app, argc, argv);
-  const ts::host pol{.threads = threads, .progress = progress, .trace = trace};
+  const ts::host pol{.threads = threads, .progress = observe.progress, .trace = observe.trace};
   std::printf("threads %d, peak RSS at start %.1f MiB\n", pol.concurrency(),
               ts::peak_resident_mib());
 

@@ -53,6 +53,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+
+#include "observe_cli.hpp"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -411,8 +413,8 @@ int main(int argc, char** argv) {
   config c;
   std::string backends = "host", threads = "0", variants = "a,b,c", json, streams = "2";
   double memory_limit = 0.9;
-  bool quiet = false, progress = false;
-  std::string trace;
+  bool quiet = false;
+  observe_cli observe;
   app.add_option("--n", c.n, "array is N x N")->check(CLI::PositiveNumber);
   app.add_option("--chunk", c.chunk, "chunks are chunk x chunk")->check(CLI::PositiveNumber);
   app.add_option("--backend", backends,
@@ -436,10 +438,7 @@ int main(int argc, char** argv) {
                  "under it)")
       ->check(CLI::Range(0.01, 1.0));
   app.add_flag("--quiet", quiet, "no progress lines on stderr");
-  app.add_flag("--progress", progress, "a progress bar per computation on stderr (policy .progress)");
-  app.add_option("--trace", trace,
-                 "write each computation's Chrome trace (chrome://tracing, Perfetto) to this file, "
-                 "replacing the previous one, with a one-line summary on stderr (policy .trace)");
+  observe.add_to(app);
   CLI11_PARSE(app, argc, argv);
   c.verbose = !quiet;
 
@@ -511,7 +510,7 @@ int main(int argc, char** argv) {
       for (const auto& use : resolved) {
         if (use == "host") {
           for (int t : thread_list) {
-            ts::host pol{.threads = t, .progress = progress, .trace = trace};
+            ts::host pol{.threads = t, .progress = observe.progress, .trace = observe.trace};
             run_policy(pol, "host", pol.concurrency(), c, one, rows);
           }
         }
@@ -522,7 +521,7 @@ int main(int argc, char** argv) {
           for (int t : thread_list) {
             for (int s : stream_list) {
               ts::cuda pol{.streams_per_device = s, .memory_limit = memory_limit,
-                           .progress = progress, .trace = trace};
+                           .progress = observe.progress, .trace = observe.trace};
               const int k = t == 0 ? visible : std::min(t, visible);
               double dev_bytes = 0;
               for (int d = 0; d < k; ++d) {

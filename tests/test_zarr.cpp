@@ -20,6 +20,7 @@
 #include "support/backends.hpp"
 #include "support/cases.hpp"
 #include "support/files.hpp"
+#include "support/stores.hpp"
 
 namespace ts = tessera;
 namespace fs = std::filesystem;
@@ -43,21 +44,6 @@ ts::zarr_options options_case(int k, std::mt19937_64& rng) {
   if (o.format == 3) o.checksum = rng() % 2;
   return o;
 }
-
-/// A user store whose read_block fails for one block: a failing chunk task.
-struct failing_store {
-  using value_type = double;
-  ts::chunk_grid g;
-  ts::index_t bad;
-  double value;
-  const ts::chunk_grid& grid() const { return g; }
-  ts::memory_space block_space(ts::index_t) const { return ts::memory_space::elsewhere(7); }
-  const double* block_pointer(ts::index_t) const { return nullptr; }
-  void read_block(ts::index_t b, double* out) const {
-    if (b == bad) throw std::runtime_error("injected failure in block " + std::to_string(b));
-    std::fill(out, out + g.block_box(b).count(), value);
-  }
-};
 
 }  // namespace
 

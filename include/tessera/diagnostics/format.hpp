@@ -8,43 +8,38 @@
 
 #include "describe.hpp"
 
-#if __has_include(<fmt/format.h>) && !defined(TESSERA_NO_FMT)
-#include <fmt/format.h>
-template <class X>
-  requires tessera::expression_type<X>
-struct fmt::formatter<X> {
+namespace tessera::detail {
+/// What both formatters do: parse "{}" or "{:s}" (else `Error`, the library's format_error) and
+/// write describe(x) or repr(x).
+template <class Error>
+struct summary_formatter {
   bool short_form = false;
-  constexpr auto parse(fmt::format_parse_context& ctx) {
+  template <class ParseContext>
+  constexpr auto parse(ParseContext& ctx) {
     auto it = ctx.begin();
     if (it != ctx.end() && *it == 's') short_form = true, ++it;
-    if (it != ctx.end() && *it != '}') throw fmt::format_error("tessera arrays take {} or {:s}");
+    if (it != ctx.end() && *it != '}') throw Error("tessera arrays take {} or {:s}");
     return it;
   }
-  template <class Ctx>
+  template <class X, class Ctx>
   auto format(const X& x, Ctx& ctx) const {
     const std::string s = short_form ? tessera::repr(x) : tessera::describe(x);
     return std::copy(s.begin(), s.end(), ctx.out());
   }
 };
+}  // namespace tessera::detail
+
+#if __has_include(<fmt/format.h>) && !defined(TESSERA_NO_FMT)
+#include <fmt/format.h>
+template <class X>
+  requires tessera::expression_type<X>
+struct fmt::formatter<X> : tessera::detail::summary_formatter<fmt::format_error> {};
 #endif
 #if __has_include(<format>)
 #include <format>
 #if defined(__cpp_lib_format)
 template <class X>
   requires tessera::expression_type<X>
-struct std::formatter<X, char> {
-  bool short_form = false;
-  constexpr auto parse(std::format_parse_context& ctx) {
-    auto it = ctx.begin();
-    if (it != ctx.end() && *it == 's') short_form = true, ++it;
-    if (it != ctx.end() && *it != '}') throw std::format_error("tessera arrays take {} or {:s}");
-    return it;
-  }
-  template <class Ctx>
-  auto format(const X& x, Ctx& ctx) const {
-    const std::string s = short_form ? tessera::repr(x) : tessera::describe(x);
-    return std::copy(s.begin(), s.end(), ctx.out());
-  }
-};
+struct std::formatter<X, char> : tessera::detail::summary_formatter<std::format_error> {};
 #endif
 #endif
