@@ -235,13 +235,26 @@ inline std::string index_notation(const affine_map& m, const shape_t& out_shape,
 
 }  // namespace detail
 
-/// f(operand) for each operand of x (none for leaves).
+/// f(operand) for each operand of x (none for leaves). Up to four operands are called directly,
+/// so a recursion through f costs no template depth in between (deep expressions, issue 18).
 template <expression_type X, class F>
 void for_each_operand(const X& x, F&& f) {
-  if constexpr (requires { x.operands(); })
-    std::apply([&](const auto&... a) { (f(a), ...); }, x.operands());
-  else if constexpr (requires { x.child(); })
+  if constexpr (requires { x.operands(); }) {
+    const auto& t = x.operands();
+    constexpr std::size_t n = detail::pack_size<std::remove_cvref_t<decltype(t)>>::value;
+    if constexpr (n <= 4) {
+      if constexpr (n > 0) f(detail::get<0>(t));
+      if constexpr (n > 1) f(detail::get<1>(t));
+      if constexpr (n > 2) f(detail::get<2>(t));
+      if constexpr (n > 3) f(detail::get<3>(t));
+    } else {
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (f(detail::get<I>(t)), ...);
+      }(std::make_index_sequence<n>{});
+    }
+  } else if constexpr (requires { x.child(); }) {
     f(x.child());
+  }
 }
 
 /// NumPy's / Dask's word for the node x (see the header comment).
@@ -317,23 +330,53 @@ std::string node_detail(const X& x) {
 }
 
 namespace detail {
+/// Whether a node of type N has a reduction in its subtree, from the types alone (the walks
+/// below skip subtrees without one: a chain of n elementwise nodes instantiates no code).
+template <class N>
+constexpr bool holds_reduction();
+template <class P>
+struct pack_holds_reduction;
+template <std::size_t... I, class... A>
+struct pack_holds_reduction<pack_of<std::index_sequence<I...>, A...>> {
+  static constexpr bool value = (holds_reduction<A>() || ...);
+};
+template <class N>
+constexpr bool holds_reduction() {
+  if constexpr (is_reduction_node<N>::value) return true;
+  else if constexpr (requires(const N& x) { x.operands(); })
+    return pack_holds_reduction<std::remove_cvref_t<decltype(std::declval<const N&>().operands())>>::value;
+  else if constexpr (requires(const N& x) { x.child(); })
+    return holds_reduction<std::remove_cvref_t<decltype(std::declval<const N&>().child())>>();
+  else return false;
+}
+
 /// Stages and tasks of the stages below x's own: the reductions in x's subtree.
 template <expression_type X>
 index_t inner_stages(const X& x) {
-  index_t n = 0;
-  if constexpr (is_reduction_node<std::remove_cvref_t<X>>::value)  // an empty result runs no folds
-    n = (x.grid().size() > 0 ? 1 : 0) + inner_stages(x.child());
-  else for_each_operand(x, [&](const auto& a) { n += inner_stages(a); });
-  return n;
+  using N = std::remove_cvref_t<X>;
+  if constexpr (!holds_reduction<N>()) {
+    return 0;
+  } else if constexpr (is_reduction_node<N>::value) {  // an empty result runs no folds
+    return (x.grid().size() > 0 ? 1 : 0) + inner_stages(x.child());
+  } else {
+    index_t n = 0;
+    for_each_operand(x, [&](const auto& a) { n += inner_stages(a); });
+    return n;
+  }
 }
 template <expression_type X>
 index_t inner_tasks(const X& x) {
-  index_t n = 0;
-  if constexpr (is_reduction_node<std::remove_cvref_t<X>>::value)
-    n = (x.grid().size() > 0 ? reduction_plan(x.child().grid(), x.spec()).tasks() : 0) +
-        inner_tasks(x.child());
-  else for_each_operand(x, [&](const auto& a) { n += inner_tasks(a); });
-  return n;
+  using N = std::remove_cvref_t<X>;
+  if constexpr (!holds_reduction<N>()) {
+    return 0;
+  } else if constexpr (is_reduction_node<N>::value) {
+    return (x.grid().size() > 0 ? reduction_plan(x.child().grid(), x.spec()).tasks() : 0) +
+           inner_tasks(x.child());
+  } else {
+    index_t n = 0;
+    for_each_operand(x, [&](const auto& a) { n += inner_tasks(a); });
+    return n;
+  }
 }
 }  // namespace detail
 

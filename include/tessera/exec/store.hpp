@@ -81,7 +81,7 @@ void store(const X& x, S& target, const P& policy = P{}, std::vector<index_t> re
   detail::observation observe(policy, [&] {
     return task_count(x) - x.grid().block_count() + index_t(blocks.size());
   });
-  const auto low = x.lower(policy);
+  const auto& low = x.lower(policy);
   auto tasks = detail::make_tasks(low, index_t(blocks.size()), x_box);
   auto out_bytes = [&](index_t t) {  // the write block
     return g.block_box(blocks[std::size_t(t)]).count() * index_t(sizeof(T));

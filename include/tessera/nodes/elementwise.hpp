@@ -3,23 +3,35 @@
 // output chunk lies inside one chunk of each operand.
 #pragma once
 #include <array>
+#include <initializer_list>
 #include <tuple>
 #include <utility>
 
 #include "../core/expression.hpp"
+#include "../core/pack.hpp"
+#include "../core/shared_value.hpp"
 
 namespace tessera {
 
+// Every node below takes its operands' indices as a pack (I...) next to the operands, so each
+// member reaches its operands with one fold, std::get<I>(...)..., and a chain of n nodes
+// instantiates each recursive member (lower, bind, line, operator(), fill) once per node with no
+// helper templates in between: 256 chained operations stay within the compiler's default template
+// depth (900) and compile in seconds (tests/compile_budget, docs/reliability.md).
+template <class Seq, class Op, class... L>
+struct elementwise_line_of;
+
 template <class Op, class... L>
-struct elementwise_line {
+using elementwise_line = elementwise_line_of<std::index_sequence_for<L...>, Op, L...>;
+
+template <std::size_t... I, class Op, class... L>
+struct elementwise_line_of<std::index_sequence<I...>, Op, L...> {
   using value_type = decltype(std::declval<Op>()(std::declval<typename L::value_type>()...));
   static constexpr bool batched = (L::batched || ...);
-  std::tuple<L...> ls;
+  detail::pack<L...> ls;
   Op op;
 
-  TESSERA_HD value_type operator()(index_t j) const {
-    return std::apply([&](const auto&... l) { return op(l(j)...); }, ls);
-  }
+  TESSERA_HD value_type operator()(index_t j) const { return op(detail::get<I>(ls)(j)...); }
   /// Pairs when an operand has them (paired_line): -1 when a paired operand cannot pair here
   /// or two paired operands start their pairs at different j.
   static constexpr bool paired = (paired_line<L> || ...);
@@ -27,25 +39,23 @@ struct elementwise_line {
     requires paired
   {
     int phase = 2;  // 2: no constraint yet
-    std::apply([&](const auto&... l) { (merge_phase(l, phase), ...); }, ls);
+    (merge_phase(detail::get<I>(ls), phase), ...);
     return phase == 2 ? -1 : phase;
   }
   TESSERA_HD void pair(index_t j, value_type& a, value_type& b) const
     requires paired
   {
-    std::apply(
-        [&](const auto&... l) {
-          const auto ps = std::make_tuple(operand_pair(l, j)...);
-          a = std::apply([&](const auto&... p) { return op(p.first...); }, ps);
-          b = std::apply([&](const auto&... p) { return op(p.second...); }, ps);
-        },
-        ls);
+    const detail::pack<two<L>...> ps{{operand_pair(detail::get<I>(ls), j)}...};
+    a = op(detail::get<I>(ps).first...);
+    b = op(detail::get<I>(ps).second...);
   }
   void fill(index_t j0, index_t n, value_type* out) const {
     if constexpr (!batched) {
       for (index_t k = 0; k < n; ++k) out[k] = (*this)(j0 + k);
     } else {
-      fill_batched(j0, n, out, std::index_sequence_for<L...>{});
+      detail::pack<std::array<typename L::value_type, batch_size>...> buf;
+      (detail::get<I>(ls).fill(j0, n, detail::get<I>(buf).data()), ...);
+      for (index_t k = 0; k < n; ++k) out[k] = op(detail::get<I>(buf)[std::size_t(k)]...);
     }
   }
 
@@ -71,41 +81,34 @@ struct elementwise_line {
     }
     return r;
   }
-  template <std::size_t... I>
-  void fill_batched(index_t j0, index_t n, value_type* out, std::index_sequence<I...>) const {
-    std::tuple<std::array<typename L::value_type, batch_size>...> buf;
-    (std::get<I>(ls).fill(j0, n, std::get<I>(buf).data()), ...);
-    for (index_t k = 0; k < n; ++k) out[k] = op(std::get<I>(buf)[std::size_t(k)]...);
-  }
 };
 
+template <class Seq, class Op, class... A>
+struct elementwise_accessor_of;
+
 template <class Op, class... A>
-struct elementwise_accessor {
-  std::tuple<A...> as;
+using elementwise_accessor = elementwise_accessor_of<std::index_sequence_for<A...>, Op, A...>;
+
+template <std::size_t... I, class Op, class... A>
+struct elementwise_accessor_of<std::index_sequence<I...>, Op, A...> {
+  detail::pack<A...> as;
   bcast bc[sizeof...(A)];
   Op op;
 
   TESSERA_HD auto line(const ivec& start, int axis, index_t step) const {
-    return line_impl(start, axis, step, std::index_sequence_for<A...>{});
-  }
-
- private:
-  template <std::size_t I>
-  TESSERA_HD auto child_line(const ivec& start, int axis, index_t step) const {
-    const auto& a = std::get<I>(as);
-    if (bc[I].identity()) return a.line(start, axis, step);
-    ivec cs;
-    int ca;
-    index_t cst;
-    bc[I].map_line(start, axis, step, cs, ca, cst);
-    return a.line(cs, ca, cst);
-  }
-  template <std::size_t... I>
-  TESSERA_HD auto line_impl(const ivec& start, int axis, index_t step,
-                            std::index_sequence<I...>) const {
-    using line_t = elementwise_line<Op, decltype(std::get<I>(as).line(start, axis, step))...>;
-    line_t l{{child_line<I>(start, axis, step)...}, op};
-    return l;
+    // Each operand's line: the same one where it is not broadcast, else mapped (bcast).
+    ivec cs[sizeof...(A)];
+    int ca[sizeof...(A)];
+    index_t cst[sizeof...(A)];
+    bool same[sizeof...(A)];
+    for (std::size_t i = 0; i < sizeof...(A); ++i) {
+      same[i] = bc[i].identity();
+      if (!same[i]) bc[i].map_line(start, axis, step, cs[i], ca[i], cst[i]);
+    }
+    using line_t = elementwise_line<Op, decltype(detail::get<I>(as).line(start, axis, step))...>;
+    return line_t{{{detail::get<I>(as).line(same[I] ? start : cs[I], same[I] ? axis : ca[I],
+                                            same[I] ? step : cst[I])}...},
+                  op};
   }
 };
 
@@ -137,76 +140,92 @@ inline shape_t broadcast_shapes(const std::vector<const shape_t*>& shapes) {
   return out;
 }
 
+/// The output grid of an elementwise node over operands with grids `grids` (NumPy broadcasting;
+/// chunks: the common refinement of the operands' chunks on each axis), and in maps[i] how
+/// operand i maps onto it. Not a template: one copy for every node type.
+inline chunk_grid broadcast_grid(std::initializer_list<const chunk_grid*> grids, bcast* maps) {
+  std::vector<const shape_t*> shapes;
+  for (const chunk_grid* g : grids) shapes.push_back(&g->shape());
+  const shape_t out = broadcast_shapes(shapes);
+  chunks_t ch(out.size());
+  std::size_t i = 0;
+  for (const chunk_grid* g : grids) {
+    bcast& bc = maps[i++];
+    bc.offset = int(out.size()) - g->rank();
+    bc.stretched = 0;
+    for (int k = 0; k < g->rank(); ++k) {
+      const std::size_t d = std::size_t(k + bc.offset);
+      if (g->shape()[std::size_t(k)] != out[d]) {
+        bc.stretched |= 1u << k;
+        continue;
+      }
+      ch[d] = ch[d].empty() ? g->chunks()[std::size_t(k)] : refine(ch[d], g->chunks()[std::size_t(k)]);
+    }
+  }
+  for (std::size_t d = 0; d < out.size(); ++d)
+    if (ch[d].empty()) ch[d] = {out[d]};
+  return chunk_grid(out, std::move(ch));
+}
+
 }  // namespace detail
 
 template <class Op, class... A>
-class elementwise : public expression<elementwise<Op, A...>> {
+class elementwise;
+
+namespace detail {
+
+template <class Seq, class Op, class... A>
+class elementwise_node;
+
+template <std::size_t... I, class Op, class... A>
+class elementwise_node<std::index_sequence<I...>, Op, A...> : public expression<elementwise<Op, A...>> {
  public:
   using value_type =
       decltype(std::declval<Op>()(std::declval<typename A::value_type>()...));
 
-  elementwise(Op op, A... args) : args_(std::move(args)...), op_(op) {
-    std::vector<const shape_t*> shapes;
-    std::apply([&](const auto&... a) { (shapes.push_back(&a.shape()), ...); }, args_);
-    shape_t out = detail::broadcast_shapes(shapes);
-    const std::size_t r = out.size();
-    chunks_t ch(r);
-    std::size_t i = 0;
-    std::apply(
-        [&](const auto&... a) {
-          ((init_operand(i++, a.grid(), out, ch)), ...);
-        },
-        args_);
-    for (std::size_t d = 0; d < r; ++d)
-      if (ch[d].empty()) ch[d] = {out[d]};
-    grid_ = chunk_grid(out, std::move(ch));
-  }
+  elementwise_node(Op op, A... args)
+      : args_(pack<A...>{{std::move(args)}...}),
+        op_(op),
+        grid_(broadcast_grid({&get<I>(*args_).grid()...}, bc_.data())) {}
 
   const chunk_grid& grid() const { return grid_; }
-  const std::tuple<A...>& operands() const { return args_; }
+  /// The operands, read with detail::get<I>(operands()) (graph.hpp: for_each_operand).
+  const pack<A...>& operands() const { return *args_; }
   const Op& op() const { return op_; }
 
+  /// The node with its operands lowered; the node itself (no copy) when nothing below it
+  /// lowers to another type.
   template <class P>
-  auto lower(const P& p) const {
-    return std::apply(
-        [&](const auto&... a) {
-          return elementwise<Op, std::remove_cvref_t<decltype(a.lower(p))>...>(op_, a.lower(p)...);
-        },
-        args_);
+  decltype(auto) lower(const P& p) const {
+    using L = elementwise<Op, std::remove_cvref_t<decltype(get<I>(*args_).lower(p))>...>;
+    if constexpr (std::is_same_v<L, elementwise<Op, A...>>) return static_cast<const L&>(*this);
+    else return L(op_, get<I>(*args_).lower(p)...);
   }
 
   template <class Ctx>
   auto bind(const box& b, Ctx& ctx) const {
-    return bind_impl(b, ctx, std::index_sequence_for<A...>{});
-  }
-
- private:
-  void init_operand(std::size_t i, const chunk_grid& g, const shape_t& out, chunks_t& ch) {
-    bcast& bc = bc_[i];
-    bc.offset = int(out.size()) - g.rank();
-    bc.stretched = 0;
-    for (int k = 0; k < g.rank(); ++k) {
-      std::size_t d = std::size_t(k + bc.offset);
-      if (g.shape()[std::size_t(k)] != out[d]) {
-        bc.stretched |= 1u << k;
-        continue;
-      }
-      ch[d] = ch[d].empty() ? g.chunks()[std::size_t(k)]
-                            : detail::refine(ch[d], g.chunks()[std::size_t(k)]);
-    }
-  }
-  template <class Ctx, std::size_t... I>
-  auto bind_impl(const box& b, Ctx& ctx, std::index_sequence<I...>) const {
-    elementwise_accessor<Op, decltype(std::get<I>(args_).bind(b, ctx))...> acc{
-        {std::get<I>(args_).bind(bc_[I].identity() ? b : bc_[I].map_box(b), ctx)...}, {}, op_};
+    elementwise_accessor<Op, decltype(get<I>(*args_).bind(b, ctx))...> acc{
+        {{get<I>(*args_).bind(bc_[I].identity() ? b : bc_[I].map_box(b), ctx)}...}, {}, op_};
     for (std::size_t i = 0; i < sizeof...(A); ++i) acc.bc[i] = bc_[i];
     return acc;
   }
 
-  std::tuple<A...> args_;
+ private:
+  shared_value<pack<A...>> args_;  // core/shared_value.hpp: why not by value
   std::array<bcast, sizeof...(A)> bc_{};
   Op op_;
   chunk_grid grid_;
+};
+
+}  // namespace detail
+
+/// The node: Op applied to the operands A... (detail::elementwise_node holds the members, with
+/// the operands' indices as a pack).
+template <class Op, class... A>
+class elementwise : public detail::elementwise_node<std::index_sequence_for<A...>, Op, A...> {
+ public:
+  elementwise(Op op, A... args)
+      : detail::elementwise_node<std::index_sequence_for<A...>, Op, A...>(op, std::move(args)...) {}
 };
 
 }  // namespace tessera

@@ -21,10 +21,12 @@ class rechunked : public expression<rechunked<C>> {
   rechunked(C child, chunk_grid g) : child_(std::move(child)), grid_(std::move(g)) {}
   const chunk_grid& grid() const { return grid_; }
   const C& child() const { return child_; }
+  /// The node itself (no copy) when nothing below it lowers to another type.
   template <class P>
-  auto lower(const P& p) const {
+  decltype(auto) lower(const P& p) const {
     using L = std::remove_cvref_t<decltype(child_.lower(p))>;
-    return rechunked<L>(child_.lower(p), grid_);
+    if constexpr (std::is_same_v<L, C>) return static_cast<const rechunked&>(*this);
+    else return rechunked<L>(child_.lower(p), grid_);
   }
   template <class Ctx>
   auto bind(const box& b, Ctx& ctx) const {

@@ -36,10 +36,12 @@ class remap : public expression<remap<C>> {
   const C& child() const { return child_; }
   const affine_map& map() const { return map_; }
 
+  /// The node itself (no copy) when nothing below it lowers to another type.
   template <class P>
-  auto lower(const P& p) const {
+  decltype(auto) lower(const P& p) const {
     using L = std::remove_cvref_t<decltype(child_.lower(p))>;
-    return remap<L>(child_.lower(p), map_, grid_);
+    if constexpr (std::is_same_v<L, C>) return static_cast<const remap&>(*this);
+    else return remap<L>(child_.lower(p), map_, grid_);
   }
   template <class Ctx>
   auto bind(const box& b, Ctx& ctx) const {
