@@ -128,7 +128,9 @@ class chunk_grid {
       for (auto c : chunks_[d]) {
         if (c < 0 || (c == 0 && shape_[d] != 0))
           throw_invalid("chunk length ", c, " on axis ", d, " must be positive");
-        sum += c;
+        if (__builtin_add_overflow(sum, c, &sum))  // (a wrapped sum could equal the length)
+          throw_invalid("chunks ", chunks_[d], " on axis ", d,
+                        " sum to more than 2^63 - 1 but the axis has length ", shape_[d]);
       }
       if (sum != shape_[d])
         throw_invalid("chunks ", chunks_[d], " on axis ", d, " sum to ", sum,

@@ -29,7 +29,7 @@ template <class T, class Src, class P>
 svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compressed_options& opt,
                                   const P& pol, const std::vector<index_t>& vcols) {
   const index_t n = src.n, B = src.blocks();
-  const index_t l = std::min(n, k + std::max<index_t>(0, opt.oversampling));
+  const index_t l = k + std::min(n - k, std::max<index_t>(0, opt.oversampling));  // (no overflow)
   std::vector<index_t> rows;
   for (index_t b = 0; b < B; ++b) rows.push_back(src.rows(b));
 

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "../core/expression.hpp"
+#include "../ops/functors.hpp"
 
 namespace tessera {
 
@@ -105,16 +106,27 @@ struct arange {
 };
 }  // namespace generators
 
+namespace detail {
+/// A creation argument (full's value, arange's start and step) as T: a floating value into an
+/// integer T converts as ts::cast does (NaN -> 0, saturating), never undefined.
+template <class T, class V>
+T creation_value(V v) {
+  if constexpr (std::is_floating_point_v<V> && std::is_integral_v<T>) return ops::cast_to<T>{}(v);
+  else return T(v);
+}
+}  // namespace detail
+
 /// A 0-d constant (scalar operands of elementwise operations).
 template <class T>
 generated<generators::constant<T>> scalar(T v) {
   return {generators::constant<T>{v}, chunk_grid{}};
 }
 
-/// An array of the given shape filled with `value`.
+/// An array of the given shape filled with `value` (a floating value into an integer T converts
+/// as ts::cast does).
 template <class T, class V>
 generated<generators::constant<T>> full(const shape_t& shape, V value, const chunks_arg& chunks = {}) {
-  return {generators::constant<T>{T(value)}, chunk_grid::make(shape, chunks, sizeof(T))};
+  return {generators::constant<T>{detail::creation_value<T>(value)}, chunk_grid::make(shape, chunks, sizeof(T))};
 }
 template <class T = double>
 generated<generators::constant<T>> zeros(const shape_t& shape, const chunks_arg& chunks = {}) {
@@ -153,7 +165,8 @@ generated<generators::arange<T>> arange(A start, B stop, C step, const chunks_ar
                     " exceeds the largest array size (2^63 - 1 elements)");
     n = len > 0 ? index_t(len) : 0;
   }
-  return {generators::arange<T>{T(start), T(step)}, chunk_grid::make({n}, chunks, sizeof(T))};
+  return {generators::arange<T>{detail::creation_value<T>(start), detail::creation_value<T>(step)},
+          chunk_grid::make({n}, chunks, sizeof(T))};
 }
 template <class T, class A, class B>
   requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>

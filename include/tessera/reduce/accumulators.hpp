@@ -169,8 +169,8 @@ struct variance_base : params {
   TESSERA_HD void add(state& st, T v, index_t) const { st.add(double(v)); }
   TESSERA_HD void merge(state& a, const state& b) const { a.merge(b); }
   TESSERA_HD result_type finalize(const state& st) const {
-    index_t dof = st.n - ddof;
-    double v = st.m2 / double(dof > 0 ? dof : 0);  // NumPy: divisor max(n - ddof, 0)
+    const double dof = double(st.n) - double(ddof);  // (in double: any ddof, no overflow)
+    double v = st.m2 / (dof > 0 ? dof : 0.0);  // NumPy: divisor max(n - ddof, 0)
     if constexpr (Sqrt) v = portable_math::sqrt(v);
     return result_type(v);
   }

@@ -320,7 +320,8 @@ inline metadata read_metadata(const fs::path& p) {
     if (!j.is_object()) bad_field(file, "the document is not a JSON object");
     if (v3) {
       m.format = 3;
-      if (j.value("zarr_format", 0) != 3) bad_field(file, "zarr_format is not 3");
+      if (!j.contains("zarr_format") || j.at("zarr_format") != 3)
+        bad_field(file, "zarr_format is " + (j.contains("zarr_format") ? j.at("zarr_format").dump() : std::string("missing")) + ", not 3");
       const std::string node = j.value("node_type", std::string());
       if (node == "group") throw_io(p.string(), " is a Zarr group, not an array: open one of its arrays");
       if (node != "array") bad_field(file, "node_type \"" + node + "\" (expected \"array\")");
@@ -360,7 +361,8 @@ inline metadata read_metadata(const fs::path& p) {
       m.fill_json = j.at("fill_value");
     } else {
       m.format = 2;
-      if (j.value("zarr_format", 0) != 2) bad_field(file, "zarr_format is not 2");
+      if (!j.contains("zarr_format") || j.at("zarr_format") != 2)
+        bad_field(file, "zarr_format is " + (j.contains("zarr_format") ? j.at("zarr_format").dump() : std::string("missing")) + ", not 2");
       m.shape = parse_shape(j.at("shape"), file, "shape", false);
       m.chunk_shape = parse_shape(j.at("chunks"), file, "chunks", true);
       const json& dt = j.at("dtype");
