@@ -9,18 +9,31 @@
 
 namespace tessera::ops {
 
-#define TESSERA_BINARY_ARITH(name, expr)                        \
+/// True for signed integer types whose arithmetic is not promoted to int (int32, int64): their
+/// + - * and negation overflow is undefined behaviour in C++, so they are computed in the
+/// unsigned type and wrap modulo 2^bits, as NumPy's do. (Narrower types are promoted to int,
+/// where nothing overflows, and converting back wraps.)
+template <class C>
+inline constexpr bool wraps_in_unsigned =
+    std::is_integral_v<C> && std::is_signed_v<C> && sizeof(C) >= sizeof(int);
+
+#define TESSERA_BINARY_ARITH(name, op)                          \
   struct name {                                                 \
     template <class A, class B>                                 \
     TESSERA_HD auto operator()(A a_, B b_) const {              \
       using C = promote_t<A, B>;                                \
       C a = C(a_), b = C(b_);                                   \
-      return C(expr);                                           \
+      if constexpr (wraps_in_unsigned<C>) {                     \
+        using U = std::make_unsigned_t<C>;                      \
+        return C(U(U(a) op U(b)));                              \
+      } else {                                                  \
+        return C(a op b);                                       \
+      }                                                         \
     }                                                           \
   };
-TESSERA_BINARY_ARITH(plus, a + b)
-TESSERA_BINARY_ARITH(minus, a - b)
-TESSERA_BINARY_ARITH(multiplies, a* b)
+TESSERA_BINARY_ARITH(plus, +)
+TESSERA_BINARY_ARITH(minus, -)
+TESSERA_BINARY_ARITH(multiplies, *)
 #undef TESSERA_BINARY_ARITH
 
 /// True division: integers divide as double (NumPy's `/`).
@@ -53,7 +66,12 @@ struct negate {
   template <class A>
   TESSERA_HD A operator()(A a) const {
     static_assert(!std::is_same_v<A, bool>, "tessera: unary minus is not defined for bool arrays");
-    return A(-a);
+    if constexpr (wraps_in_unsigned<A>) {  // -INT_MIN wraps to INT_MIN (NumPy), no UB
+      using U = std::make_unsigned_t<A>;
+      return A(U(U(0) - U(a)));
+    } else {
+      return A(-a);
+    }
   }
 };
 
@@ -62,7 +80,10 @@ struct absolute {
   TESSERA_HD A operator()(A a) const {
     if constexpr (std::is_floating_point_v<A>) return portable_math::fabs(a);
     else if constexpr (std::is_unsigned_v<A> || std::is_same_v<A, bool>) return a;
-    else return A(a < 0 ? -a : a);
+    else if constexpr (wraps_in_unsigned<A>) {  // abs(INT_MIN) is INT_MIN (NumPy), no UB
+      using U = std::make_unsigned_t<A>;
+      return a < 0 ? A(U(U(0) - U(a))) : a;
+    } else return A(a < 0 ? -a : a);
   }
 };
 
