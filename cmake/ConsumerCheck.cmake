@@ -13,8 +13,15 @@ endmacro()
 run(${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/lib -G ${GENERATOR} -DBUILD_TESTING=OFF
     -DCMAKE_DISABLE_FIND_PACKAGE_Catch2=ON -DTESSERA_BUILD_BENCHMARKS=OFF -DTESSERA_BUILD_EXAMPLES=OFF -DCMAKE_INSTALL_PREFIX=${prefix})
 run(${CMAKE_COMMAND} --install ${WORK}/lib)
+# The common consumer shape: CMAKE_CXX_STANDARD 20 (with CUDA where nvcc is present, the .cu
+# examples then ask CMake for the CUDA 20 dialect, which CMake 3.25 could not generate).
 run(${CMAKE_COMMAND} -S ${SOURCE}/examples -B ${WORK}/app -G ${GENERATOR}
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=20)
 run(${CMAKE_COMMAND} --build ${WORK}/app --target quickstart)
 run(${WORK}/app/quickstart)
+if(EXISTS ${WORK}/app/CMakeFiles/cuda_auto_backend.dir)
+  run(${CMAKE_COMMAND} --build ${WORK}/app --target cuda_auto_backend)
+  run(${WORK}/app/cuda_auto_backend)
+  message("CUDA consumer (CMAKE_CXX_STANDARD 20) built and ran")
+endif()
 message("consumer build against ${prefix} succeeded")
