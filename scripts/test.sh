@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fresh machine -> installs what is missing, builds everything (CUDA translation units too when
-# nvcc is present) and runs the whole test suite with ctest.
+# nvcc is present) and runs the whole test suite with ctest, then the sanitizer pass
+# (scripts/sanitize.sh: ASan + UBSan over a subset of the host tests in build-asan/, about 10
+# minutes on 2 cores; TESSERA_SKIP_SANITIZE=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -8,3 +10,6 @@ jobs=$(nproc)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
+if [[ "${TESSERA_SKIP_SANITIZE:-0}" != 1 ]]; then
+  scripts/sanitize.sh
+fi
