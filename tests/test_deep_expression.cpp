@@ -9,25 +9,15 @@
 #include <sstream>
 
 #include "support/cases.hpp"
+#include "support/deep_chain.hpp"
 
 namespace ts = tessera;
-
-// 256 chained operations, written out by the preprocessor: `op v op v ...` (left-nested).
-#define TESSERA_CHAIN4(op, v) op v op v op v op v
-#define TESSERA_CHAIN16(op, v) \
-  TESSERA_CHAIN4(op, v) TESSERA_CHAIN4(op, v) TESSERA_CHAIN4(op, v) TESSERA_CHAIN4(op, v)
-#define TESSERA_CHAIN64(op, v) \
-  TESSERA_CHAIN16(op, v) TESSERA_CHAIN16(op, v) TESSERA_CHAIN16(op, v) TESSERA_CHAIN16(op, v)
-#define TESSERA_CHAIN256(op, v) \
-  TESSERA_CHAIN64(op, v) TESSERA_CHAIN64(op, v) TESSERA_CHAIN64(op, v) TESSERA_CHAIN64(op, v)
 
 TEST_CASE("deep expressions: 256 chained additions compute", "[deep]") {
   const std::uint64_t seed = testing::test_seed(std::random_device{}());
   INFO("TESSERA_TEST_SEED=" << seed);
   std::mt19937_64 rng(seed);
-  // Small integers in doubles: every partial sum is exact, so the expected values are exact.
-  xt::xarray<double> dense = xt::zeros<double>({std::size_t(23), std::size_t(17)});
-  for (auto& v : dense) v = double(std::int64_t(rng() % 200) - 100);
+  const xt::xarray<double> dense = testing::small_integer_matrix(rng);
   const auto x = ts::from_xtensor(dense, {testing::random_axis_chunks(rng, 23),
                                           testing::random_axis_chunks(rng, 17)});
   const auto e = x TESSERA_CHAIN256(+, x);  // 256 additions: 257 * x

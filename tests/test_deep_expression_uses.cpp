@@ -5,24 +5,15 @@
 #include <sstream>
 
 #include "support/cases.hpp"
+#include "support/deep_chain.hpp"
 
 namespace ts = tessera;
-
-// 256 chained operations, written out by the preprocessor: `op v op v ...` (left-nested).
-#define TESSERA_CHAIN4(op, v) op v op v op v op v
-#define TESSERA_CHAIN16(op, v) \
-  TESSERA_CHAIN4(op, v) TESSERA_CHAIN4(op, v) TESSERA_CHAIN4(op, v) TESSERA_CHAIN4(op, v)
-#define TESSERA_CHAIN64(op, v) \
-  TESSERA_CHAIN16(op, v) TESSERA_CHAIN16(op, v) TESSERA_CHAIN16(op, v) TESSERA_CHAIN16(op, v)
-#define TESSERA_CHAIN256(op, v) \
-  TESSERA_CHAIN64(op, v) TESSERA_CHAIN64(op, v) TESSERA_CHAIN64(op, v) TESSERA_CHAIN64(op, v)
 
 TEST_CASE("deep expressions: a 256-addition chain reduced, persisted, described", "[deep]") {
   const std::uint64_t seed = testing::test_seed(std::random_device{}());
   INFO("TESSERA_TEST_SEED=" << seed);
   std::mt19937_64 rng(seed);
-  xt::xarray<double> dense = xt::zeros<double>({std::size_t(23), std::size_t(17)});
-  for (auto& v : dense) v = double(std::int64_t(rng() % 200) - 100);  // exact sums
+  const xt::xarray<double> dense = testing::small_integer_matrix(rng);
   const auto x = ts::from_xtensor(dense, {testing::random_axis_chunks(rng, 23),
                                           testing::random_axis_chunks(rng, 17)});
   const auto e = x TESSERA_CHAIN256(+, x);
