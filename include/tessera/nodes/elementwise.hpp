@@ -98,8 +98,8 @@ struct elementwise_accessor_of<std::index_sequence<I...>, Op, A...> {
   TESSERA_HD auto line(const ivec& start, int axis, index_t step) const {
     // Each operand's line: the same one where it is not broadcast, else mapped (bcast).
     ivec cs[sizeof...(A)];
-    int ca[sizeof...(A)];
-    index_t cst[sizeof...(A)];
+    int ca[sizeof...(A)] = {};  // initialized: gcc -O1/-O2 warns (falsely) in flattened kernels
+    index_t cst[sizeof...(A)] = {};
     bool same[sizeof...(A)];
     for (std::size_t i = 0; i < sizeof...(A); ++i) {
       same[i] = bc[i].identity();

@@ -3,9 +3,10 @@
 // Every multiply-add is an explicit fused multiply-add and the remaining operations are IEEE
 // (add, multiply, divide, sqrt, integer conversions), so a value is bitwise the same whether
 // it comes from the per-element path, the host batch path (which gcc vectorizes: no calls,
-// no branches, no tables) or a CUDA kernel. On a host compiled without FMA instructions
-// (x86-64 below -march=x86-64-v3) fmad() falls back to a*b+c: still deterministic on that
-// host, but the last bit of some values may differ from an FMA host or a GPU.
+// no branches, no tables) or a CUDA kernel. fmad() is a fused multiply-add everywhere: an FMA
+// instruction in the kernel copies compiled for AVX2 / AVX-512 (core/host_isa.hpp) and on
+// -march builds with FMA; a call to libm's fma (exact, slower) in code compiled for the x86-64
+// baseline, such as the baseline kernel copy, which runs only on CPUs without FMA.
 #pragma once
 #include <math.h>
 
@@ -18,19 +19,15 @@ namespace tessera::random::math {
 TESSERA_HD TESSERA_INLINE double fmad(double a, double b, double c) {
 #if defined(__CUDA_ARCH__)
   return ::fma(a, b, c);
-#elif defined(__FMA__) || defined(__aarch64__)
-  return __builtin_fma(a, b, c);
 #else
-  return a * b + c;
+  return __builtin_fma(a, b, c);
 #endif
 }
 TESSERA_HD TESSERA_INLINE float fmad(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)
   return ::fmaf(a, b, c);
-#elif defined(__FMA__) || defined(__aarch64__)
-  return __builtin_fmaf(a, b, c);
 #else
-  return a * b + c;
+  return __builtin_fmaf(a, b, c);
 #endif
 }
 

@@ -12,11 +12,12 @@
 #pragma once
 #include <cstdint>
 
-#if !defined(__CUDACC__) && (defined(__AVX512F__) || defined(__AVX2__) || defined(__SSE2__))
+#include "../config.hpp"
+#include "../core/host_isa.hpp"
+
+#if TESSERA_X86_LEVELS
 #include <immintrin.h>
 #endif
-
-#include "../config.hpp"
 
 TESSERA_BATCH_DIAGNOSTICS_BEGIN  // config.hpp: gcc false positives in batch code
 
@@ -71,24 +72,30 @@ TESSERA_HD inline u32x4 at(key k, std::uint64_t subsequence, std::uint64_t blk) 
                std::uint32_t(subsequence >> 32), k.k0, k.k1);
 }
 
-#if !defined(__CUDACC__) && (defined(__AVX512F__) || defined(__AVX2__) || defined(__SSE2__))
-namespace simd {
-#if defined(__AVX512F__)
-using vec = __m512i;
-inline constexpr int lanes = 16;
-TESSERA_INLINE vec load(const std::uint32_t* p) { return _mm512_loadu_si512(p); }
-TESSERA_INLINE void store(std::uint32_t* p, vec v) { _mm512_storeu_si512(p, v); }
-TESSERA_INLINE vec set1(std::uint32_t a) { return _mm512_set1_epi32(int(a)); }
-TESSERA_INLINE vec add(vec a, vec b) { return _mm512_add_epi32(a, b); }
-TESSERA_INLINE vec xor3(vec a, vec b, vec c) { return _mm512_ternarylogic_epi32(a, b, c, 0x96); }
+#if TESSERA_X86_LEVELS
+// The vector lanes of batch(), once per level: the same body (philox_lanes.inc) over 4 SSE2,
+// 8 AVX2 or 16 AVX-512 lanes, each compiled for its own level and chosen at run time.
+namespace sse2 {
+using vec = __m128i;
+inline constexpr int lanes = 4;
+TESSERA_INLINE vec load(const std::uint32_t* p) { return _mm_loadu_si128((const __m128i*)p); }
+TESSERA_INLINE void store(std::uint32_t* p, vec v) { _mm_storeu_si128((__m128i*)p, v); }
+TESSERA_INLINE vec set1(std::uint32_t a) { return _mm_set1_epi32(int(a)); }
+TESSERA_INLINE vec add(vec a, vec b) { return _mm_add_epi32(a, b); }
+TESSERA_INLINE vec xor3(vec a, vec b, vec c) { return _mm_xor_si128(_mm_xor_si128(a, b), c); }
 // lo = low halves of a * m (32-bit lanes), hi = high halves; m holds the multiplier in all lanes.
 TESSERA_INLINE vec mulhilo(vec a, vec m, vec& hi) {
-  const vec pe = _mm512_mul_epu32(a, m);
-  const vec po = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);
-  hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po);
-  return _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+  const vec pe = _mm_mul_epu32(a, m);
+  const vec po = _mm_mul_epu32(_mm_srli_epi64(a, 32), m);
+  const vec high = _mm_set1_epi64x(std::int64_t(0xFFFFFFFF00000000ull));
+  hi = _mm_or_si128(_mm_srli_epi64(pe, 32), _mm_and_si128(po, high));
+  return _mm_or_si128(_mm_andnot_si128(high, pe), _mm_slli_epi64(po, 32));
 }
-#elif defined(__AVX2__)
+#include "philox_lanes.inc"
+}  // namespace sse2
+
+TESSERA_ISA_BEGIN_AVX2
+namespace avx2 {
 using vec = __m256i;
 inline constexpr int lanes = 8;
 TESSERA_INLINE vec load(const std::uint32_t* p) { return _mm256_loadu_si256((const __m256i*)p); }
@@ -102,89 +109,43 @@ TESSERA_INLINE vec mulhilo(vec a, vec m, vec& hi) {
   hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
   return _mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA);
 }
-#else  // SSE2 (any x86-64)
-using vec = __m128i;
-inline constexpr int lanes = 4;
-TESSERA_INLINE vec load(const std::uint32_t* p) { return _mm_loadu_si128((const __m128i*)p); }
-TESSERA_INLINE void store(std::uint32_t* p, vec v) { _mm_storeu_si128((__m128i*)p, v); }
-TESSERA_INLINE vec set1(std::uint32_t a) { return _mm_set1_epi32(int(a)); }
-TESSERA_INLINE vec add(vec a, vec b) { return _mm_add_epi32(a, b); }
-TESSERA_INLINE vec xor3(vec a, vec b, vec c) { return _mm_xor_si128(_mm_xor_si128(a, b), c); }
+#include "philox_lanes.inc"
+}  // namespace avx2
+TESSERA_ISA_END
+
+TESSERA_ISA_BEGIN_AVX512
+namespace avx512 {
+using vec = __m512i;
+inline constexpr int lanes = 16;
+TESSERA_INLINE vec load(const std::uint32_t* p) { return _mm512_loadu_si512(p); }
+TESSERA_INLINE void store(std::uint32_t* p, vec v) { _mm512_storeu_si512(p, v); }
+TESSERA_INLINE vec set1(std::uint32_t a) { return _mm512_set1_epi32(int(a)); }
+TESSERA_INLINE vec add(vec a, vec b) { return _mm512_add_epi32(a, b); }
+TESSERA_INLINE vec xor3(vec a, vec b, vec c) { return _mm512_ternarylogic_epi32(a, b, c, 0x96); }
 TESSERA_INLINE vec mulhilo(vec a, vec m, vec& hi) {
-  const vec pe = _mm_mul_epu32(a, m);
-  const vec po = _mm_mul_epu32(_mm_srli_epi64(a, 32), m);
-  const vec high = _mm_set1_epi64x(std::int64_t(0xFFFFFFFF00000000ull));
-  hi = _mm_or_si128(_mm_srli_epi64(pe, 32), _mm_and_si128(po, high));
-  return _mm_or_si128(_mm_andnot_si128(high, pe), _mm_slli_epi64(po, 32));
+  const vec pe = _mm512_mul_epu32(a, m);
+  const vec po = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);
+  hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po);
+  return _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
 }
-#endif
-}  // namespace simd
-#define TESSERA_PHILOX_SIMD 1
-#else
-#define TESSERA_PHILOX_SIMD 0
+#include "philox_lanes.inc"
+}  // namespace avx512
+TESSERA_ISA_END
 #endif
 
 /// Host batch: blocks lo[j] | hi[j] << 32 (j < n) of one subsequence, as four word arrays
-/// (structure of arrays). AVX-512 / AVX2 / SSE2 lanes where available, block() for the rest.
+/// (structure of arrays). SSE2 / AVX2 / AVX-512 lanes at the level in use (core/host_isa.hpp),
+/// block() for the rest. Every level gives the same words.
 inline void batch(key k, std::uint64_t subsequence, const std::uint32_t* lo,
                   const std::uint32_t* hi, int n, std::uint32_t* x, std::uint32_t* y,
                   std::uint32_t* z, std::uint32_t* w) {
   const std::uint32_t s0 = std::uint32_t(subsequence), s1 = std::uint32_t(subsequence >> 32);
   int j = 0;
-#if TESSERA_PHILOX_SIMD
-  {
-    using namespace simd;
-    const vec m0 = set1(M0), m1 = set1(M1), w0 = set1(W0), w1 = set1(W1);
-    // U independent vectors per step hide the multiply latency of the round chain.
-    constexpr int U = 4;
-    for (; j + U * lanes <= n; j += U * lanes) {
-      vec c0[U], c1[U], c2[U], c3[U];
-      for (int u = 0; u < U; ++u) {
-        c0[u] = load(lo + j + u * lanes);
-        c1[u] = load(hi + j + u * lanes);
-        c2[u] = set1(s0);
-        c3[u] = set1(s1);
-      }
-      vec k0 = set1(k.k0), k1 = set1(k.k1);
-      for (int r = 0; r < rounds; ++r) {
-        for (int u = 0; u < U; ++u) {
-          vec h0, h1;
-          const vec l0 = mulhilo(c0[u], m0, h0);
-          const vec l1 = mulhilo(c2[u], m1, h1);
-          c0[u] = xor3(h1, c1[u], k0);
-          c1[u] = l1;
-          c2[u] = xor3(h0, c3[u], k1);
-          c3[u] = l0;
-        }
-        k0 = add(k0, w0);
-        k1 = add(k1, w1);
-      }
-      for (int u = 0; u < U; ++u) {
-        store(x + j + u * lanes, c0[u]);
-        store(y + j + u * lanes, c1[u]);
-        store(z + j + u * lanes, c2[u]);
-        store(w + j + u * lanes, c3[u]);
-      }
-    }
-    for (; j + lanes <= n; j += lanes) {
-      vec c0 = load(lo + j), c1 = load(hi + j), c2 = set1(s0), c3 = set1(s1);
-      vec k0 = set1(k.k0), k1 = set1(k.k1);
-      for (int r = 0; r < rounds; ++r) {
-        vec h0, h1;
-        const vec l0 = mulhilo(c0, m0, h0);
-        const vec l1 = mulhilo(c2, m1, h1);
-        c0 = xor3(h1, c1, k0);
-        c1 = l1;
-        c2 = xor3(h0, c3, k1);
-        c3 = l0;
-        k0 = add(k0, w0);
-        k1 = add(k1, w1);
-      }
-      store(x + j, c0);
-      store(y + j, c1);
-      store(z + j, c2);
-      store(w + j, c3);
-    }
+#if TESSERA_X86_LEVELS
+  switch (host_isa_in_use()) {
+    case host_isa::avx512: j = avx512::batch_lanes(k, s0, s1, lo, hi, n, x, y, z, w); break;
+    case host_isa::avx2: j = avx2::batch_lanes(k, s0, s1, lo, hi, n, x, y, z, w); break;
+    default: j = sse2::batch_lanes(k, s0, s1, lo, hi, n, x, y, z, w); break;
   }
 #endif
   for (; j < n; ++j) {

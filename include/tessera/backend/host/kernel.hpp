@@ -1,9 +1,11 @@
 // The host chunk kernel: walks one output box as rows along its last axis and fills each row
-// from the bound expression in batches (one fused pass, no per-operation temporaries).
+// from the bound expression in batches (one fused pass, no per-operation temporaries), at the
+// CPU's instruction-set level (core/host_isa.hpp).
 #pragma once
 #include <algorithm>
 
 #include "../../core/expression.hpp"
+#include "../../core/host_isa.hpp"
 
 namespace tessera {
 
@@ -36,13 +38,15 @@ void write_box(const Acc& acc, const box& b, T* out, const ivec& ostride) {
     out[0] = T(element_at(acc, b.lo));
     return;
   }
-  const int last = b.rank() - 1;
-  const index_t n = b.extent(last);
-  for_each_row(b, ostride, [&](const ivec& start, index_t off) {
-    auto line = acc.line(start, last, 1);
-    T* row = out + off;
-    for (index_t j0 = 0; j0 < n; j0 += batch_size)
-      line.fill(j0, std::min(batch_size, n - j0), row + j0);
+  detail::run_host_kernel<detail::dispatched_kernel<Acc>>([&] {
+    const int last = b.rank() - 1;
+    const index_t n = b.extent(last);
+    for_each_row(b, ostride, [&](const ivec& start, index_t off) {
+      auto line = acc.line(start, last, 1);
+      T* row = out + off;
+      for (index_t j0 = 0; j0 < n; j0 += batch_size)
+        line.fill(j0, std::min(batch_size, n - j0), row + j0);
+    });
   });
 }
 

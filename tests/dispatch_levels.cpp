@@ -1,0 +1,157 @@
+// Runtime CPU dispatch (core/host_isa.hpp): every instruction-set level this CPU runs gives
+// bitwise the same results. This executable is compiled WITHOUT -march (tests/CMakeLists.txt),
+// as a user's plain build is, so that the AVX2 and AVX-512 kernel copies exist; it computes the
+// same expressions at each level (random arrays contiguous and strided, elementwise arithmetic
+// and math, reductions over each axis, an expression too deep to dispatch) and compares bytes,
+// and compares the batched random paths with the per-element functions of this baseline TU.
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <tessera/random.hpp>
+#include <tessera/reduce.hpp>
+#include <tessera/tessera.hpp>
+#include <tessera/view.hpp>
+
+#include "support/cases.hpp"
+
+namespace ts = tessera;
+namespace tr = tessera::random;
+using ts::index_t;
+using namespace ts::placeholders;
+
+namespace {
+
+/// The bytes of a computed array, with its shape.
+template <class A>
+std::string bytes_of(const A& a) {
+  std::string s;
+  for (auto d : a.shape()) s += std::to_string(d) + ",";
+  s += "|";
+  if (a.size() > 0)
+    s.append(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(typename A::value_type));
+  return s;
+}
+
+/// An expression of nesting depth n + 1: ((x + 1) + 1) ... + 1.
+template <int N, class X>
+auto chain(const X& x) {
+  if constexpr (N == 0) return x;
+  else return chain<N - 1>(x) + 1.0;
+}
+
+/// Everything computed at one level, as named byte strings.
+std::vector<std::pair<std::string, std::string>> results(std::uint64_t seed, const ts::shape_t& shape,
+                                                         const ts::chunks_arg& chunks) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&](const char* name, const auto& a) { out.emplace_back(name, bytes_of(a)); };
+  const ts::host pol{.threads = 2};
+  auto g = tr::default_rng(seed);
+  auto x = g.normal<double>(10, 1, shape, chunks);
+  auto xf = g.normal<float>(0, 2, shape, chunks);
+  auto u = g.uniform<double>(-1, 3, shape, chunks);
+  auto uf = g.random<float>(shape, chunks);
+  auto ln = g.lognormal<double>(0, 0.5, shape, chunks);
+  auto ex = g.exponential<float>(2, shape, chunks);
+  auto in = g.integers<std::int32_t>(-1000, 1000, shape, chunks);
+  add("normal<double>", ts::compute(x, pol));
+  add("normal<float>", ts::compute(xf, pol));
+  add("uniform<double>", ts::compute(u, pol));
+  add("random<float>", ts::compute(uf, pol));
+  add("lognormal<double>", ts::compute(ln, pol));
+  add("exponential<float>", ts::compute(ex, pol));
+  add("integers<int32>", ts::compute(in, pol));
+  add("normal[::2, ::2]", ts::compute(ts::view(x, ts::range(_, _, 2), ts::range(_, _, 2)), pol));
+  add("normal[1::3, ::5]", ts::compute(ts::view(x, ts::range(1, _, 3), ts::range(_, _, 5)), pol));
+  add("normal<float>[::2, 1::3]",
+      ts::compute(ts::view(xf, ts::range(_, _, 2), ts::range(1, _, 3)), pol));
+  add("x * 1.7 + 0.3", ts::compute(x * 1.7 + 0.3, pol));
+  add("u * x - x / 3", ts::compute(u * x - x / 3.0, pol));
+  add("exp, log, sqrt, sin", ts::compute(ts::exp(u) + ts::log(x) * ts::sqrt(ts::abs(u)) -
+                                             ts::sin(xf), pol));
+  add("int arithmetic", ts::compute(in * in - in * 7 + 3, pol));
+  add("cast", ts::compute(ts::cast<std::int64_t>(x * 100.0), pol));
+  add("mean(x + 1)", ts::compute(ts::mean(x + 1.0), pol));
+  add("sum axis 0", ts::compute(ts::sum(x * u, {0}), pol));
+  add("sum axis 1", ts::compute(ts::sum(x * u, {1}), pol));
+  add("variance axis 0", ts::compute(ts::variance(x, {0}), pol));
+  add("amax axis 1", ts::compute(ts::amax(u, {1}), pol));
+  add("argmax axis 0", ts::compute(ts::argmax(x, 0), pol));
+  add("sum int axis 1", ts::compute(ts::sum(in, {1}), pol));
+  add("mean float", ts::compute(ts::mean(xf), pol));
+  add("30-deep chain (not dispatched)", ts::compute(chain<30>(x), pol));
+  add("mean of 30-deep chain", ts::compute(ts::mean(chain<30>(x)), pol));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every host instruction-set level gives bitwise the same results", "[dispatch]") {
+  const ts::host_isa top = ts::detected_host_isa();
+  INFO("compiled level " << ts::to_string(ts::compiled_host_isa) << ", CPU level "
+                         << ts::to_string(top) << ", in use " << ts::to_string(ts::host_isa_in_use()));
+  WARN("levels compared: " << ts::to_string(ts::compiled_host_isa) << " .. " << ts::to_string(top));
+  const auto seed = testing::test_seed(2026);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const ts::host_isa before = ts::host_isa_in_use();
+  for (int iter = 0; iter < 3; ++iter) {
+    const ts::shape_t shape{index_t(1 + rng() % 90), index_t(1 + rng() % 90)};
+    const ts::chunks_arg chunks{testing::random_chunks(rng, shape)};
+    INFO("shape " << testing::describe(shape));
+    ts::set_host_isa(ts::compiled_host_isa);
+    const auto ref = results(seed + iter, shape, chunks);
+    for (int l = int(ts::compiled_host_isa) + 1; l <= int(top); ++l) {
+      const auto level = ts::host_isa(l);
+      INFO("level " << ts::to_string(level) << " against " << ts::to_string(ts::compiled_host_isa));
+      ts::set_host_isa(level);
+      CHECK(ts::host_isa_in_use() == level);
+      const auto got = results(seed + iter, shape, chunks);
+      REQUIRE(got.size() == ref.size());
+      for (std::size_t k = 0; k < ref.size(); ++k) {
+        INFO(ref[k].first);
+        CHECK(got[k].second == ref[k].second);
+      }
+    }
+  }
+  ts::set_host_isa(before);
+}
+
+TEST_CASE("the batched random paths equal the per-element functions at every level",
+          "[dispatch]") {
+  const auto g = tr::default_rng(11);
+  const ts::host_isa before = ts::host_isa_in_use();
+  for (int l = int(ts::compiled_host_isa); l <= int(ts::detected_host_isa()); ++l) {
+    const auto level = ts::host_isa(l);
+    INFO("level " << ts::to_string(level));
+    ts::set_host_isa(level);
+    auto h = g;
+    auto x = h.normal<double>(10, 1, {1000}, {300});
+    const auto got = ts::compute(x, ts::host{.threads = 1});
+    const auto& f = x.function();  // the element function of the flat index
+    int bad = 0;
+    for (index_t i = 0; i < 1000; ++i) bad += got(i) != f(i);
+    CHECK(bad == 0);
+    const auto strided = ts::compute(ts::view(x, ts::range(3, _, 7)), ts::host{.threads = 1});
+    bad = 0;
+    for (index_t k = 0; k < index_t(strided.size()); ++k) bad += strided(k) != f(3 + 7 * k);
+    CHECK(bad == 0);
+  }
+  ts::set_host_isa(before);
+}
+
+TEST_CASE("choosing a level names bad levels", "[dispatch][errors]") {
+  CHECK_THROWS_MATCHING(ts::detail::parse_host_isa("avx3", "TESSERA_HOST_ISA"),
+                        std::invalid_argument, Catch::Matchers::Contains("'avx3'"));
+  CHECK_THROWS_MATCHING(ts::set_host_isa(ts::host_isa(7)), std::invalid_argument,
+                        Catch::Matchers::Contains("host_isa(7)"));
+  CHECK(ts::detail::parse_host_isa("x86-64-v3", "x") == ts::host_isa::avx2);
+  CHECK(ts::detail::parse_host_isa("avx512", "x") == ts::host_isa::avx512);
+  if (ts::detected_host_isa() < ts::host_isa::avx512)
+    CHECK_THROWS_MATCHING(ts::set_host_isa(ts::host_isa::avx512), std::invalid_argument,
+                          Catch::Matchers::Contains("above this CPU's"));
+  const ts::host_isa before = ts::set_host_isa(ts::detected_host_isa());
+  CHECK(ts::host_isa_in_use() == ts::detected_host_isa());
+  ts::set_host_isa(before);
+}
