@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed 003 workload in the peers: Dask (threads, single-threaded) and NumPy.
+"""Seed 003 workload in the peers: Dask (Debian's and current), JAX on CPU and NumPy.
 
     x = da.random.normal(10, 1, size=(n, n), chunks=(c, c))
     (a)  (x + 1)[::2, ::2].mean().compute(scheduler=...)      # the seed's code
@@ -8,8 +8,22 @@
     (d)  (b) with x = full((n, n), 10.0): no random numbers
 
 Peers (--peers, comma list):
-    dask-threads   Dask, scheduler='threads' (--threads workers, 0 = Dask's default: all CPUs)
+    dask-threads   Dask, scheduler='threads' (--threads workers, 0 = Dask's default: all CPUs),
+                   x from da.random.RandomState(seed) (the legacy generator)
     dask-single    Dask, scheduler='single-threaded'
+    dask-current   current Dask from PyPI (--venv-python), scheduler='threads', x from
+                   da.random.default_rng(seed).normal(...): the fast path a user picks today;
+                   Dask's configuration as shipped (array.query-planning unset)
+    dask-current-randomstate
+                   the same Dask with da.random.RandomState(seed), as dask-threads
+    jax            JAX on CPU (--venv-python; JAX_PLATFORMS=cpu, jax_enable_x64: float64), the
+                   whole computation under one jax.jit so generation, slice and mean fuse:
+                   (a) (10 + jax.random.normal(key, (n, n)) + 1)[::2, ::2].mean(), (b) without the
+                   slice, (d) (jnp.full((n, n), v) + 1).mean() with v = 10.0 an argument, (c) a
+                   jitted normal, block_until_ready (the c:persist row), then a jitted (x + 1).mean().
+                   Compilation is timed apart (compile_seconds: lower + compile), then one untimed
+                   warm-up call (first_call_seconds); the timed runs call the compiled function,
+                   each ending in float() on the host. No chunks: JAX arrays are whole.
     numpy          plain NumPy on the whole array (np.random.default_rng(seed).normal); only
                    when x and one temporary fit in --max-mem-fraction of RAM
     numpy-chunked  single-threaded NumPy loop over (c, c) blocks, one block in memory at a time
@@ -19,6 +33,9 @@ Peers (--peers, comma list):
     cupy           plain CuPy on the whole array on one GPU (cupy.random.RandomState); a row
                    that does not fit in the GPU's memory is skipped with the error
 
+The Debian peers (dask-threads, dask-single, numpy, numpy-chunked, and the GPU ones) run with
+the Python running this script; dask-current, dask-current-randomstate and jax run with
+--venv-python (default: <repo>/.venv/bin/python, made by scripts/install-deps.sh --peers).
 A peer whose module is not importable is skipped with a message. Every (peer, variant) runs in
 its own child process, so the peak RSS of a row (getrusage ru_maxrss, a process-lifetime peak)
 is that row's own. Timings are best and median of --repeat runs, each building the expression
@@ -29,19 +46,24 @@ the same convention as bench_seed003.
 
 Prints a markdown table; --json FILE writes the rows (same fields as bench_seed003's JSON).
 Use /usr/bin/python3 on Debian (python3-dask, python3-numpy).
+Every row names its peer, interpreter and version (dask.__version__, jax.__version__, ...).
 """
 import argparse
 import json
 import os
 import platform
 import resource
+import signal
 import statistics
 import subprocess
 import sys
 import time
 
-PEERS = ["dask-threads", "dask-single", "numpy", "numpy-chunked", "dask-cupy", "cupy"]
+PEERS = ["dask-threads", "dask-single", "dask-current", "dask-current-randomstate", "jax",
+         "numpy", "numpy-chunked", "dask-cupy", "cupy"]
 GPU_PEERS = ("dask-cupy", "cupy")
+VENV_PEERS = ("dask-current", "dask-current-randomstate", "jax")  # run with --venv-python
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VARIANT_ORDER = "abdc"  # (c) last, like the Tessera binary
 
 
@@ -92,7 +114,7 @@ def run_dask(peer, variant, a):
     gpu = peer == "dask-cupy"
     if gpu:
         import cupy
-    if peer in ("dask-threads", "dask-cupy"):
+    if peer in ("dask-threads", "dask-cupy", "dask-current", "dask-current-randomstate"):
         kw = {"scheduler": "threads"}
         if a.threads > 0:
             kw["num_workers"] = a.threads
@@ -103,6 +125,8 @@ def run_dask(peer, variant, a):
 
     def make_x():
         # The seed's da.random.normal(10, 1, size=..., chunks=...) with a fixed seed.
+        if peer == "dask-current":  # NumPy's Generator per chunk: what a user picks today
+            return da.random.default_rng(a.seed).normal(10, 1, size=(n, n), chunks=(c, c))
         if gpu:  # CuPy's Generator has no normal(): the legacy RandomState, as Dask's docs do
             return da.random.RandomState(a.seed, RandomState=cupy.random.RandomState).normal(
                 10, 1, size=(n, n), chunks=(c, c))
@@ -144,10 +168,83 @@ def run_dask(peer, variant, a):
                      cpu_seconds=CPU["last"],
                      elements=elements(variant, n), result=float(val),
                      peak_rss_mib=peak_rss_mib()))
-    backend = {"dask-threads": "threads", "dask-cupy": "cupy+threads"}.get(peer, "single-threaded")
+    backend = "single-threaded" if peer == "dask-single" else \
+        "cupy+threads" if gpu else "threads"
     version = dask.__version__ + (f", cupy {cupy.__version__}" if gpu else "")
+    try:  # Dask >= 2025: array query planning (array-expr), off unless configured
+        qp = bool(da.array_expr_enabled())
+    except AttributeError:
+        qp = None
     for r in rows:
-        r.update(backend=backend, chunk=c, tool="dask", version=version)
+        r.update(backend=backend, chunk=c, tool="dask", version=version,
+                 rng="default_rng" if peer == "dask-current" else "RandomState",
+                 query_planning=qp)
+    return rows
+
+
+def run_jax(variant, a):
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")  # the CPU peer, also where a GPU JAX exists
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+    n = a.n
+    seed = np.int64(a.seed)  # an argument, not a constant XLA could fold at compile time
+
+    def normal(s):  # normal(10, 1, (n, n)), float64
+        return 10.0 + jax.random.normal(jax.random.key(s), (n, n), dtype=jnp.float64)
+
+    def compiled(f, *args):  # lower + compile timed apart; then one untimed warm-up call
+        t0 = time.perf_counter()
+        c = jax.jit(f).lower(*args).compile()
+        info["compile_seconds"] = info.get("compile_seconds", 0.0) + time.perf_counter() - t0
+        t0 = time.perf_counter()
+        jax.block_until_ready(c(*args))
+        info["first_call_seconds"] = info.get("first_call_seconds", 0.0) + time.perf_counter() - t0
+        return c
+
+    info, rows = {}, []
+    try:
+        if variant == "a":
+            f = compiled(lambda s: (normal(s) + 1)[::2, ::2].mean(), seed)
+            best, med, val = timed(a.repeat, lambda: float(f(seed)))
+        elif variant == "b":
+            f = compiled(lambda s: (normal(s) + 1).mean(), seed)
+            best, med, val = timed(a.repeat, lambda: float(f(seed)))
+        elif variant == "d":
+            ten = np.float64(10.0)
+            f = compiled(lambda v: (jnp.full((n, n), v) + 1).mean(), ten)
+            best, med, val = timed(a.repeat, lambda: float(f(ten)))
+        else:  # c
+            gen = compiled(normal, seed)
+            kept = {}
+
+            def persist():
+                kept.pop("x", None)
+                kept["x"] = gen(seed).block_until_ready()
+
+            pb, pm, _ = timed(a.repeat, persist)
+            rows.append(dict(variant="c:persist", seconds_best=pb, seconds_median=pm,
+                             cpu_seconds=CPU["last"], elements=float(n) * n, result=None,
+                             peak_rss_mib=peak_rss_mib(), **info))
+            info = {}
+            f = compiled(lambda x: (x + 1).mean(), kept["x"])
+            best, med, val = timed(a.repeat, lambda: float(f(kept["x"])))
+    except (jax.errors.JaxRuntimeError, MemoryError) as e:
+        text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if isinstance(e, MemoryError) or "RESOURCE_EXHAUSTED" in text or "memory" in text.lower():
+            raise SkipPeer(f"out of memory at N = {n}: {text[:200]}")
+        raise
+    rows.append(dict(variant=variant, seconds_best=best, seconds_median=med,
+                     cpu_seconds=CPU["last"], elements=elements(variant, n), result=float(val),
+                     peak_rss_mib=peak_rss_mib(), **info))
+    import jaxlib
+    version = jax.__version__ + ("" if jaxlib.__version__ == jax.__version__
+                                 else f", jaxlib {jaxlib.__version__}")
+    for r in rows:
+        r.update(backend="cpu-jit", workers=os.cpu_count() or 1, chunk=n, tool="jax",
+                 version=version, platform=jax.default_backend())
     return rows
 
 
@@ -265,6 +362,8 @@ def child(a):
     try:
         if peer.startswith("dask"):
             rows = run_dask(peer, variant, a)
+        elif peer == "jax":
+            rows = run_jax(variant, a)
         elif peer == "cupy":
             rows = run_cupy(variant, a)
         elif peer == "numpy":
@@ -273,6 +372,8 @@ def child(a):
             rows = run_numpy_chunked(variant, a)
     except SkipPeer as e:
         rows = [dict(variant=variant, skipped=str(e))]
+    for r in rows:
+        r.update(peer=peer, python=sys.executable)
     print(json.dumps(rows))
 
 
@@ -284,11 +385,51 @@ def importable(mod, python):
     return r.returncode == 0, (r.stderr.strip().splitlines() or [""])[-1]
 
 
+def failure(r, n):
+    """Why a child failed, for its row: out of memory named as such (XLA's CPU runtime aborts
+    with std::bad_alloc; the kernel's OOM killer sends SIGKILL)."""
+    err = r.stderr.strip()
+    lines = [x.strip() for x in err.splitlines() if x.strip() and not x.strip().startswith("@")]
+    key = [x for x in lines if any(k in x for k in ("what():", "RESOURCE_EXHAUSTED", "Error",
+                                                     "Check failed"))]
+    last = (key or lines or ["?"])[-1]
+    if r.returncode < 0:
+        try:
+            sig = signal.Signals(-r.returncode).name
+        except ValueError:
+            sig = f"signal {-r.returncode}"
+        msg = f"killed by {sig}"
+        if r.returncode == -signal.SIGKILL:
+            msg += " (the kernel's out-of-memory killer?)"
+        elif last != "?":
+            msg += f" ({last[:160]})"
+    else:
+        msg = f"failed (exit {r.returncode}): {last[:200]}"
+    if any(k in err for k in ("bad_alloc", "RESOURCE_EXHAUSTED", "MemoryError", "Out of memory")):
+        msg = f"out of memory at N = {n}: " + msg
+    return msg
+
+
 def base_row(peer, variant, a):
     backend = {"dask-threads": "threads", "dask-single": "single-threaded",
-               "dask-cupy": "cupy+threads"}.get(peer, peer)
-    return dict(tool=peer.split("-")[0], variant=variant, backend=backend, workers=None,
-                n=a.n, chunk=a.chunk, repeat=a.repeat)
+               "dask-current": "threads", "dask-current-randomstate": "threads",
+               "dask-cupy": "cupy+threads", "jax": "cpu-jit"}.get(peer, peer)
+    return dict(tool=peer.split("-")[0], peer=peer, variant=variant, backend=backend,
+                workers=None, n=a.n, chunk=a.chunk, repeat=a.repeat, python=peer_python(peer, a))
+
+
+def peer_python(peer, a):
+    return a.venv_python if peer in VENV_PEERS else sys.executable
+
+
+def module_of(peer):
+    if peer == "jax":
+        return "jax"
+    if peer == "dask-cupy":
+        return "dask.array, cupy"
+    if peer == "cupy":
+        return "cupy"
+    return "dask.array" if peer.startswith("dask") else "numpy"
 
 
 def skip_rows(peer, variants, a, why):
@@ -308,10 +449,14 @@ def main():
     p.add_argument("--threads", type=int, default=0,
                    help="Dask threaded scheduler workers (0 = all CPUs)")
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--venv-python", default=os.path.join(REPO, ".venv", "bin", "python"),
+                   help="interpreter of the " + ", ".join(VENV_PEERS) + " peers "
+                   "(default: <repo>/.venv/bin/python, made by scripts/install-deps.sh --peers)")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--json", help="write rows and machine information to this file")
     p.add_argument("--max-mem-fraction", type=float, default=0.5,
-                   help="skip whole-array NumPy and persisted (c) rows needing more of the RAM")
+                   help="skip whole-array NumPy and JAX rows and persisted (c) rows needing "
+                   "more of the RAM")
     p.add_argument("--timeout", type=float, default=None,
                    help="seconds per (peer, variant) child before it is killed and skipped")
     p.add_argument("--quiet", action="store_true")
@@ -335,13 +480,14 @@ def main():
     x_bytes = 8.0 * a.n * a.n
     rows = []
     for peer in peers:
-        mod = "dask.array" if peer.startswith("dask") else "numpy"
-        if peer in GPU_PEERS:
-            mod = "dask.array, cupy" if peer == "dask-cupy" else "cupy"
-        ok, why = importable(mod, sys.executable)
+        mod = module_of(peer)
+        python = peer_python(peer, a)
+        ok, why = importable(mod, python) if os.access(python, os.X_OK) else (False, "no such file")
         if not ok:
-            msg = f"{mod} is not importable by {sys.executable} ({why})"
-            if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+            msg = f"{mod} is not importable by {python} ({why})"
+            if peer in VENV_PEERS:
+                msg += "; scripts/install-deps.sh --peers makes the venv (or pass --venv-python)"
+            elif sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
                 msg += "; on Debian try /usr/bin/python3"
             print(f"  {peer}: skipped: {msg}", file=sys.stderr)
             rows += skip_rows(peer, variants, a, msg)
@@ -351,15 +497,18 @@ def main():
                 print("  numpy-chunked c: not run (the persisted case is the numpy row)",
                       file=sys.stderr)
                 continue
-            need = x_bytes * (2 if peer == "numpy" else 1)  # numpy: x and the x + 1 temporary
+            # numpy: x and the x + 1 temporary; jax: XLA's buffers for the random bits and x
+            # (about 2.6 x at N = 4000, measured as peak RSS)
+            need = x_bytes * {"numpy": 2, "jax": 3}.get(peer, 1)
             on_host = peer not in GPU_PEERS  # GPU rows report their own out-of-memory
-            if on_host and (v == "c" or peer == "numpy") and ram and need > a.max_mem_fraction * ram:
+            whole = peer in ("numpy", "jax")  # no chunks: the whole array is in memory
+            if on_host and (v == "c" or whole) and ram and need > a.max_mem_fraction * ram:
                 msg = (f"needs {need / 1e9:.1f} GB in memory, more than "
                        f"{a.max_mem_fraction:.0%} of {ram / 1e9:.1f} GB RAM")
                 print(f"  {peer} {v}: skipped: {msg}", file=sys.stderr)
                 rows += skip_rows(peer, [v] + (["c:persist"] if v == "c" else []), a, msg)
                 continue
-            cmd = [sys.executable, os.path.abspath(__file__), "--child", f"{peer}:{v}",
+            cmd = [python, os.path.abspath(__file__), "--child", f"{peer}:{v}",
                    "--n", str(a.n), "--chunk", str(a.chunk), "--threads", str(a.threads),
                    "--repeat", str(a.repeat), "--seed", str(a.seed)]
             t0 = time.perf_counter()
@@ -371,8 +520,10 @@ def main():
                 rows += skip_rows(peer, [v], a, msg)
                 continue
             if r.returncode != 0:
-                msg = f"failed (exit {r.returncode}): " + (r.stderr.strip().splitlines()
-                                                           or ["?"])[-1]
+                msg = failure(r, a.n)
+                print(f"  {peer} {v}: {msg}", file=sys.stderr)
+                rows += skip_rows(peer, [v], a, msg)
+                continue
                 print(f"  {peer} {v}: {msg}", file=sys.stderr)
                 rows += skip_rows(peer, [v], a, msg)
                 continue
@@ -384,7 +535,7 @@ def main():
                 rows.append(row)
                 if not a.quiet:
                     status = row.get("skipped") or f"best {row['seconds_best']:.4g} s"
-                    print(f"  {peer:14s} {row['variant']:9s} N={a.n} chunk={a.chunk} {status}"
+                    print(f"  {peer:24s} {row['variant']:9s} N={a.n} chunk={a.chunk} {status}"
                           f"  ({time.perf_counter() - t0:.1f} s with start-up)", file=sys.stderr)
 
     print(markdown(rows))
@@ -410,11 +561,12 @@ def machine_info():
 
 
 def markdown(rows):
-    out = ["| tool | variant | backend | workers | N | chunk | best s | median s | CPU s "
+    out = ["| peer | version | variant | backend | workers | N | chunk | best s | median s | CPU s "
            "| elements/s | result | peak RSS MiB |",
-           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        head = (f"| {r['tool']} | {r['variant']} | {r['backend']} | {r.get('workers') or '-'} "
+        head = (f"| {r.get('peer', r['tool'])} | {r.get('version', '-')} | {r['variant']} "
+                f"| {r['backend']} | {r.get('workers') or '-'} "
                 f"| {r['n']} | {r['chunk']} |")
         if "skipped" in r:
             out.append(head + f" skipped: {r['skipped']} | | | | | |")
