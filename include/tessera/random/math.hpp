@@ -67,7 +67,8 @@ TESSERA_HD TESSERA_INLINE float sqrt(float x) { return ::sqrtf(x); }
 // x = 2^e m, m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172:
 // the odd series to s^21 (double) / s^11 (float) is below half an ulp.
 
-TESSERA_HD TESSERA_INLINE double log(double x) {
+/// log(x) + adj log 2 (adj: an exponent adjustment, 0 for log(x)); x positive normal finite.
+TESSERA_HD TESSERA_INLINE double log_scaled(double x, std::int32_t adj) {
   const std::uint64_t b = bits(x);
   const std::uint64_t t = b - 0x3FE6A09E667F3BCDull;  // exponent of x / sqrt(1/2)
   const std::int32_t e = std::int32_t(std::uint32_t(t >> 32)) >> 20;  // 32-bit ops vectorize on AVX2
@@ -87,11 +88,13 @@ TESSERA_HD TESSERA_INLINE double log(double x) {
   p = fmad(p, z, 1.0 / 3);
   const double s2 = s + s;
   const double lm = fmad(s2, z * p, s2);
-  const double ed = double(e);
+  const double ed = double(e + adj);
   return fmad(ed, 0.6931467056274414, fmad(ed, 4.7493250390316726e-07, lm));
 }
+TESSERA_HD TESSERA_INLINE double log(double x) { return log_scaled(x, 0); }
 
-TESSERA_HD TESSERA_INLINE float log(float x) {
+/// log(x) + adj log 2; x positive normal finite.
+TESSERA_HD TESSERA_INLINE float log_scaled(float x, std::int32_t adj) {
   const std::uint32_t b = bits(x);
   const std::uint32_t t = b - 0x3F3504F3u;
   const std::int32_t e = std::int32_t(t) >> 23;
@@ -106,9 +109,10 @@ TESSERA_HD TESSERA_INLINE float log(float x) {
   p = fmad(p, z, 1.0f / 3);
   const float s2 = s + s;
   const float lm = fmad(s2, z * p, s2);
-  const float ef = float(e);
+  const float ef = float(e + adj);
   return fmad(ef, 0.693115234375f, fmad(ef, 3.1946183e-05f, lm));
 }
+TESSERA_HD TESSERA_INLINE float log(float x) { return log_scaled(x, 0); }
 
 // ---- exponential ---------------------------------------------------------------------------
 // n = round(x / ln 2), r = x - n ln 2 in [-0.35, 0.35], Taylor to r^13 (double) / r^8 (float),
