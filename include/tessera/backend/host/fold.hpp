@@ -33,7 +33,7 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
   const int r = b.rank(), last = r - 1, axis = r - 2;
   const index_t n = b.extent(last), rows = b.extent(axis);
   const index_t span = std::min(n, max_span);
-  std::unique_ptr<T[]> block(new T[std::size_t(group * span)]);
+  std::unique_ptr<T[]> block;  // rows that are not in memory already (allocated when needed)
   box outer = b;  // one row per group start: axis r - 2 walked below
   outer.hi[axis] = outer.lo[axis] + 1;
   for_each_row(outer, pstride, [&](const ivec& start0, index_t off) {
@@ -49,6 +49,7 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
           if constexpr (requires { line.contiguous(c0); }) {  // stored rows: read in place
             if ((rowp[k] = line.contiguous(c0))) continue;
           }
+          if (!block) block.reset(new T[std::size_t(group * span)]);
           T* row = block.get() + k * span;
           for (index_t j0 = 0; j0 < m; j0 += batch_size)
             line.fill(c0 + j0, std::min(batch_size, m - j0), row + j0);
