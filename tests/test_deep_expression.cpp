@@ -18,8 +18,7 @@ TEST_CASE("deep expressions: 256 chained additions compute", "[deep]") {
   INFO("TESSERA_TEST_SEED=" << seed);
   std::mt19937_64 rng(seed);
   const xt::xarray<double> dense = testing::small_integer_matrix(rng);
-  const auto x = ts::from_xtensor(dense, {testing::random_axis_chunks(rng, 23),
-                                          testing::random_axis_chunks(rng, 17)});
+  const auto x = testing::randomly_chunked(rng, dense);
   const auto e = x TESSERA_CHAIN256(+, x);  // 256 additions: 257 * x
   CHECK(ts::task_count(e) == x.grid().block_count());
   CHECK(bool(ts::compute(e) == 257.0 * dense));

@@ -14,8 +14,7 @@ TEST_CASE("deep expressions: a 256-addition chain reduced, persisted, described"
   INFO("TESSERA_TEST_SEED=" << seed);
   std::mt19937_64 rng(seed);
   const xt::xarray<double> dense = testing::small_integer_matrix(rng);
-  const auto x = ts::from_xtensor(dense, {testing::random_axis_chunks(rng, 23),
-                                          testing::random_axis_chunks(rng, 17)});
+  const auto x = testing::randomly_chunked(rng, dense);
   const auto e = x TESSERA_CHAIN256(+, x);
   const xt::xarray<double> expect = 257.0 * dense;
   const double total = xt::sum(expect)();
