@@ -353,6 +353,13 @@ TEMPLATE_TEST_CASE("statistics of 1e7 draws: mean and variance within 5 standard
     const auto m = moments_of(ts::compute(g.gamma<float>(2.5, 1, {2'000'000}), P{}));
     CHECK(std::abs(m.mean - 2.5) < 5 * std::sqrt(2.5 / 2e6));
   }
+  // chisquare(df): gamma(df / 2, 2): mean df, var 2 df, 4th central moment 12 df (df + 4)
+  for (double df : {0.5, 3.0}) {
+    const auto m = moments_of(ts::compute(g.chisquare<double>(df, {n}, {1 << 20}), P{}));
+    check("chisquare", m, df, 2 * df, 12 * df * (df + 4));
+  }
+  check("standard_exponential", moments_of(ts::compute(g.standard_exponential<double>({n}, {1 << 20}), P{})), 1, 1, 9);
+  check("standard_gamma", moments_of(ts::compute(g.standard_gamma<float>(2.0, {n}, {1 << 20}), P{})), 2, 2, 3 * 2 * 4);
 }
 
 TEMPLATE_TEST_CASE("Kolmogorov-Smirnov: uniform, normal, exponential", "[random]", TESSERA_TEST_BACKENDS) {
@@ -593,6 +600,7 @@ TEST_CASE("invalid parameters throw std::invalid_argument naming the value", "[r
   throws_with([&] { g.exponential<double>(-2, {3}); }, "-2");
   throws_with([&] { g.lognormal<double>(0, -0.5, {3}); }, "-0.5");
   throws_with([&] { g.gamma<double>(-1, 1, {3}); }, "-1");
+  throws_with([&] { g.chisquare<double>(0, {3}); }, "df (0)");
   throws_with([&] { g.gamma<double>(1, nan, {3}); }, "nan");
   throws_with([&] { g.bernoulli(1.25, {3}); }, "1.25");
   throws_with([&] { g.bernoulli(-0.1, {3}); }, "-0.1");

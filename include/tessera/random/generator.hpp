@@ -114,6 +114,30 @@ class generator {
     return draw(d, shape, chunks);
   }
 
+  /// Exponential with scale 1 (NumPy's standard_exponential).
+  template <class T = double>
+  random_array<exponential_dist<T>> standard_exponential(const shape_t& shape,
+                                                         const chunks_arg& chunks = {}) {
+    return exponential<T>(1.0, shape, chunks);
+  }
+
+  /// Gamma with shape k and scale 1 (NumPy's standard_gamma).
+  template <class T = double>
+  random_array<gamma_dist<T>> standard_gamma(double shape_k, const shape_t& shape,
+                                             const chunks_arg& chunks = {}) {
+    return gamma<T>(shape_k, 1.0, shape, chunks);
+  }
+
+  /// Chi-square with df > 0 degrees of freedom: gamma(df / 2, 2), as NumPy draws it (mean df,
+  /// variance 2 df).
+  template <class T = double>
+  random_array<gamma_dist<T>> chisquare(double df, const shape_t& shape,
+                                        const chunks_arg& chunks = {}) {
+    if (!(df > 0) || !std::isfinite(df))
+      throw_invalid("chisquare: df (", df, ") must be finite and > 0");
+    return gamma<T>(df / 2, 2.0, shape, chunks);
+  }
+
   /// Bernoulli(p) as bool.
   random_array<bernoulli_dist> bernoulli(double p, const shape_t& shape,
                                          const chunks_arg& chunks = {}) {
