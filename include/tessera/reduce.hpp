@@ -6,3 +6,4 @@
 #include "exec/drivers.hpp"
 #include "reduce/reduction.hpp"
 #include "reduce/custom.hpp"
+#include "reduce/nan_reductions.hpp"

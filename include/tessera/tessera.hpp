@@ -20,4 +20,6 @@
 #include "random.hpp"
 #include "view.hpp"
 #include "reduce.hpp"
+#include "ops/ufuncs.hpp"
+#include "manipulation.hpp"
 #include "diagnostics/describe.hpp"

@@ -2,6 +2,7 @@
 #pragma once
 #include <math.h>
 
+#include <limits>
 #include <type_traits>
 
 #include "../config.hpp"
@@ -27,13 +28,63 @@ TESSERA_MATH1(sqrt)
 TESSERA_MATH1(sin)
 TESSERA_MATH1(cos)
 TESSERA_MATH1(fabs)
+// The rest of NumPy's floating ufuncs: libm on the host (scalar calls), CUDA's on the device.
+TESSERA_MATH1(tan)
+TESSERA_MATH1(asin)
+TESSERA_MATH1(acos)
+TESSERA_MATH1(atan)
+TESSERA_MATH1(sinh)
+TESSERA_MATH1(cosh)
+TESSERA_MATH1(tanh)
+TESSERA_MATH1(asinh)
+TESSERA_MATH1(acosh)
+TESSERA_MATH1(atanh)
+TESSERA_MATH1(log1p)
+TESSERA_MATH1(expm1)
+TESSERA_MATH1(log2)
+TESSERA_MATH1(log10)
+TESSERA_MATH1(exp2)
+TESSERA_MATH1(cbrt)
+TESSERA_MATH1(floor)
+TESSERA_MATH1(ceil)
+TESSERA_MATH1(trunc)
+TESSERA_MATH1(rint)
 #undef TESSERA_MATH1
-TESSERA_HD inline float pow(float x, float y) { return ::powf(x, y); }
-TESSERA_HD inline double pow(double x, double y) { return ::pow(x, y); }
+#define TESSERA_MATH2(name)                                                          \
+  TESSERA_HD inline float name(float x, float y) { return ::name##f(x, y); }         \
+  TESSERA_HD inline double name(double x, double y) { return ::name(x, y); }
+TESSERA_MATH2(pow)
+TESSERA_MATH2(atan2)
+TESSERA_MATH2(hypot)
+TESSERA_MATH2(copysign)
+TESSERA_MATH2(fmod)
+TESSERA_MATH2(nextafter)
+#undef TESSERA_MATH2
 
 template <class T>
 TESSERA_HD constexpr bool isnan(T x) {
   if constexpr (std::is_floating_point_v<T>) return x != x;
+  else return false;
+}
+/// +-inf (false for integers).
+template <class T>
+TESSERA_HD constexpr bool isinf(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return x == std::numeric_limits<T>::infinity() || x == -std::numeric_limits<T>::infinity();
+  else return false;
+}
+/// Neither NaN nor +-inf (true for integers).
+template <class T>
+TESSERA_HD constexpr bool isfinite(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return x - x == T(0);  // inf - inf and NaN - NaN are NaN
+  else return true;
+}
+/// The sign bit (-0.0 and negative NaN included; x < 0 for integers).
+template <class T>
+TESSERA_HD bool signbit(T x) {
+  if constexpr (std::is_floating_point_v<T>) return copysign(T(1), x) < T(0);
+  else if constexpr (std::is_signed_v<T>) return x < 0;
   else return false;
 }
 

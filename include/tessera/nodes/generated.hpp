@@ -104,6 +104,33 @@ struct arange {
     else return T(start + T(i) * step);
   }
 };
+/// NumPy's linspace, element by element: i * step + start in double (i / div * delta + start
+/// when step underflows to 0), the last element exactly `stop` when endpoint; integers floored
+/// (NumPy >= 2.0) and converted as ts::cast does.
+template <class T>
+struct linspace {
+  using value_type = T;
+  double start, stop, step, delta, div;
+  index_t last;  // index of `stop` (endpoint), or -1
+  bool step_zero;
+  TESSERA_HD T operator()(index_t i) const {
+    double y = step_zero ? double(i) / div * delta + start : double(i) * step + start;
+    if (i == last) y = stop;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      return ops::cast_to<T>{}(portable_math::floor(y));
+    else return T(y);
+  }
+};
+/// 1 where column - row == k (eye) or <= k (tri), on a rows x cols grid (flat index i).
+template <class T, bool Lower>
+struct diagonal_band {
+  using value_type = T;
+  index_t cols, k;
+  TESSERA_HD T operator()(index_t i) const {
+    const index_t d = i % cols - i / cols;
+    return T(Lower ? d <= k : d == k);
+  }
+};
 }  // namespace generators
 
 namespace detail {
@@ -135,6 +162,85 @@ generated<generators::constant<T>> zeros(const shape_t& shape, const chunks_arg&
 template <class T = double>
 generated<generators::constant<T>> ones(const shape_t& shape, const chunks_arg& chunks = {}) {
   return full<T>(shape, T(1), chunks);
+}
+
+/// NumPy's empty: Tessera has no uninitialized arrays, so zeros (nothing is stored).
+template <class T = double>
+generated<generators::constant<T>> empty(const shape_t& shape, const chunks_arg& chunks = {}) {
+  return full<T>(shape, T(0), chunks);
+}
+
+/// full/zeros/ones/empty with x's shape and chunks; element type U, or x's when U is void.
+template <class U = void, expression_type X, class V>
+auto full_like(const X& x, V value) {
+  using T = std::conditional_t<std::is_void_v<U>, typename X::value_type, U>;
+  return generated<generators::constant<T>>{generators::constant<T>{detail::creation_value<T>(value)},
+                                            chunk_grid(x.shape(), x.chunks())};
+}
+template <class U = void, expression_type X>
+auto zeros_like(const X& x) {
+  return full_like<U>(x, 0);
+}
+template <class U = void, expression_type X>
+auto ones_like(const X& x) {
+  return full_like<U>(x, 1);
+}
+template <class U = void, expression_type X>
+auto empty_like(const X& x) {
+  return full_like<U>(x, 0);
+}
+
+/// `num` evenly spaced values from start to stop (NumPy's linspace: stop included when
+/// endpoint, computed in double as NumPy does, then converted to T; integer T rounds toward
+/// -inf as NumPy >= 2.0). Throws for a negative num.
+template <class T = double>
+generated<generators::linspace<T>> linspace(double start, double stop, index_t num,
+                                            const chunks_arg& chunks = {}, bool endpoint = true) {
+  if (num < 0) throw_invalid("linspace: number of samples, ", num, ", must be non-negative");
+  const double div = endpoint ? double(num - 1) : double(num);
+  const double delta = stop - start;
+  generators::linspace<T> f{start, stop, 0.0, delta, div, endpoint && num > 1 ? num - 1 : -1, false};
+  if (div > 0) {
+    f.step = delta / div;
+    f.step_zero = f.step == 0;
+  } else {
+    f.step = std::numeric_limits<double>::quiet_NaN();  // num <= 1: i * NaN is never used...
+    f.step_zero = true;                                  // ...element 0 is 0 / div * delta + start
+    f.div = 1;
+  }
+  return {f, chunk_grid::make({num}, chunks, sizeof(T))};
+}
+
+namespace detail {
+/// 2-D chunks where one length stands for both axes (Dask's eye(N, chunks=c)).
+inline chunks_arg both_axes(const chunks_arg& c) {
+  if (auto* v = std::get_if<std::vector<index_t>>(&c.value()); v && v->size() == 1)
+    return std::vector<index_t>{(*v)[0], (*v)[0]};
+  return c;
+}
+}  // namespace detail
+
+/// n x m array (m = n when negative) with ones on diagonal k (0: main, > 0 above, < 0 below),
+/// zeros elsewhere (NumPy's eye). One chunk length applies to both axes, as Dask's.
+template <class T = double>
+generated<generators::diagonal_band<T, false>> eye(index_t n, const chunks_arg& chunks = {},
+                                                   index_t m = -1, index_t k = 0) {
+  if (n < 0) throw_invalid("eye: negative dimension n = ", n);
+  if (m < 0) m = n;
+  return {{m > 0 ? m : 1, k}, chunk_grid::make({n, m}, detail::both_axes(chunks), sizeof(T))};
+}
+/// The n x n identity (NumPy's identity).
+template <class T = double>
+generated<generators::diagonal_band<T, false>> identity(index_t n, const chunks_arg& chunks = {}) {
+  return eye<T>(n, chunks);
+}
+/// n x m array with ones at and below diagonal k (NumPy's tri; m = n when negative).
+template <class T = double>
+generated<generators::diagonal_band<T, true>> tri(index_t n, index_t m = -1, index_t k = 0,
+                                                  const chunks_arg& chunks = {}) {
+  if (n < 0) throw_invalid("tri: negative dimension n = ", n);
+  if (m < 0) m = n;
+  return {{m > 0 ? m : 1, k}, chunk_grid::make({n, m}, detail::both_axes(chunks), sizeof(T))};
 }
 
 /// Evenly spaced values in [start, stop) (NumPy's arange): length ceil((stop - start) / step).

@@ -134,7 +134,7 @@ struct power {
   }
 };
 
-/// maximum/minimum propagate NaN, as NumPy's.
+/// maximum/minimum propagate NaN and give b on ties (maximum(-0.0, 0.0) is 0.0), as NumPy's.
 struct maximum {
   template <class A, class B>
   TESSERA_HD auto operator()(A a_, B b_) const {
@@ -142,7 +142,7 @@ struct maximum {
     C a = C(a_), b = C(b_);
     if (portable_math::isnan(a)) return a;
     if (portable_math::isnan(b)) return b;
-    return a < b ? b : a;
+    return a > b ? a : b;
   }
 };
 struct minimum {
@@ -152,7 +152,7 @@ struct minimum {
     C a = C(a_), b = C(b_);
     if (portable_math::isnan(a)) return a;
     if (portable_math::isnan(b)) return b;
-    return b < a ? b : a;
+    return a < b ? a : b;
   }
 };
 

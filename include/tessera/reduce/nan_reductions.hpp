@@ -1,0 +1,166 @@
+// NumPy's NaN-ignoring reductions (nansum, nanprod, nanmean, nanvar, nanstd, nanmin, nanmax),
+// composed from the plain reductions over a NaN-masked operand: lazy, chunked, the same
+// argument forms as ts::sum (axes, keep_dims, options). Integer and bool inputs have no NaN
+// and give the plain reduction.
+//
+//   nansum / nanprod   sum / prod of where(isnan(x), 0 / 1, x)
+//   nanmean            sum (in double) / count of non-NaN elements, rounded once to the result
+//                      type (float32 stays float32); NaN where every element is NaN
+//   nanvar / nanstd    two passes, as NumPy: the mean of the non-NaN elements, then the sum of
+//                      squared deviations / (count - ddof); NaN where count - ddof <= 0
+//   nanmin / nanmax    amin / amax of where(isnan(x), +inf / -inf, x); NaN where every
+//                      element is NaN (NumPy warns there); empty reductions throw as amin
+#pragma once
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "../ops/arith.hpp"
+#include "../ops/logic.hpp"
+#include "reduction.hpp"
+
+namespace tessera {
+
+namespace detail {
+/// A reduction's axes as given: none (all axes) or a list.
+using nan_axes = std::optional<std::vector<index_t>>;
+
+template <class F, expression_type X>
+auto reduce_over(F f, const X& x, const nan_axes& axes, const reduce_options& o) {
+  if (axes) return f(x, *axes, o);
+  return f(x, o);
+}
+#define TESSERA_REDUCER_OF(fn)                                              \
+  [](const auto& x_, const auto&... a_) { return fn(x_, a_...); }
+
+template <expression_type X>
+auto isnan_of(const X& x) {
+  return elementwise<ops::isnan, X>(ops::isnan{}, x);
+}
+/// x with NaN replaced by v.
+template <expression_type X, class V>
+auto nan_replaced(const X& x, V v) {
+  using T = typename X::value_type;
+  return where(isnan_of(x), T(v), x);
+}
+/// The number of non-NaN elements (int64), as a reduction with x's axes and options.
+template <expression_type X>
+auto count_not_nan(const X& x, const nan_axes& axes, const reduce_options& o) {
+  reduce_options c = o;
+  c.ddof = 0;
+  return reduce_over(TESSERA_REDUCER_OF(sum), cast<std::int64_t>(elementwise<ops::logical_not, decltype(isnan_of(x))>(ops::logical_not{}, isnan_of(x))), axes, c);
+}
+
+template <expression_type X>
+auto nansum(const X& x, const nan_axes& axes, const reduce_options& o) {
+  if constexpr (std::is_floating_point_v<typename X::value_type>)
+    return reduce_over(TESSERA_REDUCER_OF(sum), nan_replaced(x, 0), axes, o);
+  else return reduce_over(TESSERA_REDUCER_OF(sum), x, axes, o);
+}
+template <expression_type X>
+auto nanprod(const X& x, const nan_axes& axes, const reduce_options& o) {
+  if constexpr (std::is_floating_point_v<typename X::value_type>)
+    return reduce_over(TESSERA_REDUCER_OF(prod), nan_replaced(x, 1), axes, o);
+  else return reduce_over(TESSERA_REDUCER_OF(prod), x, axes, o);
+}
+template <expression_type X>
+auto nanmean(const X& x, const nan_axes& axes, const reduce_options& o) {
+  using T = typename X::value_type;
+  if constexpr (std::is_floating_point_v<T>) {
+    auto total = reduce_over(TESSERA_REDUCER_OF(sum), cast<double>(nan_replaced(x, 0)), axes, o);
+    return cast<T>(total / count_not_nan(x, axes, o));
+  } else {
+    return reduce_over(TESSERA_REDUCER_OF(mean), x, axes, o);
+  }
+}
+template <expression_type X>
+auto nanvar(const X& x, const nan_axes& axes, const reduce_options& o) {
+  using T = typename X::value_type;
+  if constexpr (std::is_floating_point_v<T>) {
+    reduce_options keep = o;
+    keep.keep_dims = true;
+    auto mean = reduce_over(TESSERA_REDUCER_OF(sum), cast<double>(nan_replaced(x, 0)), axes, keep) /
+                count_not_nan(x, axes, keep);
+    auto dev = cast<double>(x) - mean;  // NaN where x is NaN
+    auto sq = where(isnan_of(x), 0.0, dev * dev);
+    auto dof = count_not_nan(x, axes, o) - o.ddof;
+    auto s = reduce_over(TESSERA_REDUCER_OF(sum), sq, axes, o);
+    return cast<T>(where(dof > 0, s / dof, std::numeric_limits<double>::quiet_NaN()));
+  } else {
+    return reduce_over(TESSERA_REDUCER_OF(variance), x, axes, o);
+  }
+}
+template <expression_type X>
+auto nanstd(const X& x, const nan_axes& axes, const reduce_options& o) {
+  using T = typename X::value_type;
+  if constexpr (std::is_floating_point_v<T>) return sqrt(detail::nanvar(x, axes, o));
+  else return reduce_over(TESSERA_REDUCER_OF(stddev), x, axes, o);
+}
+template <expression_type X>
+auto nanmin(const X& x, const nan_axes& axes, const reduce_options& o) {
+  using T = typename X::value_type;
+  if constexpr (std::is_floating_point_v<T>) {
+    auto m = reduce_over(TESSERA_REDUCER_OF(amin), nan_replaced(x, std::numeric_limits<T>::infinity()), axes, o);
+    auto all_nan = reduce_over(TESSERA_REDUCER_OF(all), isnan_of(x), axes, o);
+    return where(all_nan, std::numeric_limits<T>::quiet_NaN(), m);
+  } else {
+    return reduce_over(TESSERA_REDUCER_OF(amin), x, axes, o);
+  }
+}
+template <expression_type X>
+auto nanmax(const X& x, const nan_axes& axes, const reduce_options& o) {
+  using T = typename X::value_type;
+  if constexpr (std::is_floating_point_v<T>) {
+    auto m = reduce_over(TESSERA_REDUCER_OF(amax), nan_replaced(x, -std::numeric_limits<T>::infinity()), axes, o);
+    auto all_nan = reduce_over(TESSERA_REDUCER_OF(all), isnan_of(x), axes, o);
+    return where(all_nan, std::numeric_limits<T>::quiet_NaN(), m);
+  } else {
+    return reduce_over(TESSERA_REDUCER_OF(amax), x, axes, o);
+  }
+}
+#undef TESSERA_REDUCER_OF
+}  // namespace detail
+
+// The argument forms of ts::sum:
+//   f(x), f(x, ts::keep_dims), f(x, options)
+//   f(x, {a, b, ...} | std::vector<index_t> | axis [, ts::keep_dims | bool | options])
+#define TESSERA_NAN_REDUCTION(fname)                                                           \
+  template <expression_type X>                                                                 \
+  auto fname(const X& x, const reduce_options& o = {}) {                                       \
+    return detail::fname(x, std::nullopt, o);                                                  \
+  }                                                                                            \
+  template <expression_type X>                                                                 \
+  auto fname(const X& x, keep_dims_t) {                                                        \
+    return detail::fname(x, std::nullopt, reduce_options{.keep_dims = true});                  \
+  }                                                                                            \
+  template <expression_type X>                                                                 \
+  auto fname(const X& x, const std::vector<index_t>& axes, const reduce_options& o = {}) {     \
+    return detail::fname(x, axes, o);                                                          \
+  }                                                                                            \
+  template <expression_type X>                                                                 \
+  auto fname(const X& x, std::initializer_list<index_t> axes, const reduce_options& o = {}) {  \
+    return detail::fname(x, std::vector<index_t>(axes), o);                                    \
+  }                                                                                            \
+  template <expression_type X>                                                                 \
+  auto fname(const X& x, index_t axis, const reduce_options& o = {}) {                         \
+    return detail::fname(x, std::vector<index_t>{axis}, o);                                    \
+  }                                                                                            \
+  template <expression_type X>                                                                 \
+  auto fname(const X& x, std::initializer_list<index_t> axes, keep_dims_t) {                   \
+    return detail::fname(x, std::vector<index_t>(axes), reduce_options{.keep_dims = true});    \
+  }                                                                                            \
+  template <expression_type X>                                                                 \
+  auto fname(const X& x, index_t axis, keep_dims_t) {                                          \
+    return detail::fname(x, std::vector<index_t>{axis}, reduce_options{.keep_dims = true});    \
+  }
+TESSERA_NAN_REDUCTION(nansum)
+TESSERA_NAN_REDUCTION(nanprod)
+TESSERA_NAN_REDUCTION(nanmean)
+TESSERA_NAN_REDUCTION(nanvar)
+TESSERA_NAN_REDUCTION(nanstd)
+TESSERA_NAN_REDUCTION(nanmin)
+TESSERA_NAN_REDUCTION(nanmax)
+#undef TESSERA_NAN_REDUCTION
+
+}  // namespace tessera

@@ -1,0 +1,75 @@
+// NumPy's NaN-ignoring reductions (reduce/nan_reductions.hpp) against NumPy run at test time
+// (tests/support/numpy_reference.hpp): random arrays with NaN holes (whole NaN rows included),
+// random chunkings, axes, keep_dims and ddof, float64, float32 and int32. Instantiated per
+// backend (tests/cuda/test_backend_ufuncs.cu includes this file too).
+#define TESSERA_NO_DISPATCH 1  // one kernel copy per expression: dispatch is tested elsewhere
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+
+#include <tessera/tessera.hpp>
+
+#include "support/backends.hpp"
+#include "support/cases.hpp"
+#include "support/numpy_reference.hpp"
+
+namespace ts = tessera;
+using namespace testing;
+
+namespace {
+
+/// Values in [-10, 10) with NaN holes (about a third) and, sometimes, an all-NaN first row.
+template <class T>
+xt::xarray<T> holey_data(std::mt19937_64& rng, const ts::shape_t& shape) {
+  auto a = testing::random_data<T>(rng, shape);
+  if constexpr (std::is_floating_point_v<T>) {
+    for (auto& v : a)
+      if (rng() % 3 == 0) v = std::numeric_limits<T>::quiet_NaN();
+    if (shape.size() >= 1 && shape[0] > 1 && rng() % 2)
+      for (std::size_t k = 0; k < a.size() / std::size_t(shape[0]); ++k) a.flat(k) = std::numeric_limits<T>::quiet_NaN();
+  }
+  return a;
+}
+
+template <class T, class P>
+void nan_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  auto shape = random_shape(rng, 1, 3, 7);
+  for (auto& n : shape) n = n == 0 ? 1 : n;  // amin/amax of empty slices throw (tested in reduce)
+  const int r = int(shape.size());
+  auto x = ts::from_xtensor(holey_data<T>(rng, shape), random_chunks(rng, shape));
+  const auto ix = w.input(x);
+  std::vector<ts::index_t> axes;
+  for (int d = 0; d < r; ++d)
+    if (rng() % 2) axes.push_back(rng() % 2 ? d : d - r);
+  const bool keep = rng() % 2;
+  const ts::index_t ddof = ts::index_t(rng() % 3);
+  ts::reduce_options o{.keep_dims = keep, .ddof = ddof};
+  std::string p;
+  for (auto a : axes) p += (p.empty() ? "" : ",") + std::to_string(a);
+  p = (axes.empty() ? std::string("all") : p) + ";" + (keep ? "1" : "0") + ";" + std::to_string(ddof);
+  auto run = [&](const char* name, const auto& all_axes, const auto& some_axes) {
+    if (axes.empty()) w.add(name, all_axes, {ix}, p);
+    else w.add(name, some_axes, {ix}, p);
+  };
+  run("nansum", ts::nansum(x, o), ts::nansum(x, axes, o));
+  run("nanprod", ts::nanprod(x, o), ts::nanprod(x, axes, o));
+  run("nanmean", ts::nanmean(x, o), ts::nanmean(x, axes, o));
+  run("nanvar", ts::nanvar(x, o), ts::nanvar(x, axes, o));
+  run("nanstd", ts::nanstd(x, o), ts::nanstd(x, axes, o));
+  run("nanmin", ts::nanmin(x, o), ts::nanmin(x, axes, o));
+  run("nanmax", ts::nanmax(x, o), ts::nanmax(x, axes, o));
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("nan reductions agree with NumPy run at test time", "[reduce][nan][numpy]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const int ulps = 0;  // the script allows summation-order ulps for the nan sums
+  check_against_numpy(pol, 1711, 6, ulps, [&](case_writer<TestType>& w, std::mt19937_64& rng) {
+    nan_cases<double>(w, rng);
+    nan_cases<float>(w, rng);
+    nan_cases<std::int32_t>(w, rng);
+  });
+}
