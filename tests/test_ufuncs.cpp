@@ -252,6 +252,34 @@ TEMPLATE_TEST_CASE("ufuncs give NumPy's answers on known cases", "[ufunc]", TESS
   check(ts::nan_to_num(ts::log(d)), xt::xarray<double>{0, std::log(7.0), 0, std::log(2.5), 0,
                                                        -std::numeric_limits<double>::max(),
                                                        std::log(1.5)});
+  // NumPy's names of the operators, and the aliases, are the same nodes
+  auto same = [&](const auto& x, const auto& y) {
+    auto gx = ts::compute(x, pol);
+    auto gy = ts::compute(y, pol);
+    CHECK(bitwise_equal_arrays(gx, gy));
+  };
+  same(ts::add(d, 2), d + 2);
+  same(ts::subtract(2, d), 2 - d);
+  same(ts::multiply(d, i), d * i);
+  same(ts::divide(i, 3), i / 3);
+  same(ts::true_divide(d, 4.0), d / 4.0);
+  same(ts::power(d, 2), ts::pow(d, 2));
+  same(ts::equal(d, 2.5), d == 2.5);
+  same(ts::not_equal(d, 2.5), d != 2.5);
+  same(ts::less(d, 0), d < 0);
+  same(ts::less_equal(d, 0), d <= 0);
+  same(ts::greater(i, 0), i > 0);
+  same(ts::greater_equal(i, 0), i >= 0);
+  same(ts::positive(d), d);
+  same(ts::asin(d / 8), ts::arcsin(d / 8));
+  same(ts::acosh(ts::abs(d) + 1), ts::arccosh(ts::abs(d) + 1));
+  same(ts::mod(i, 4), i % 4);
+  same(ts::invert(k), ~k);
+  same(ts::around(d, 1), ts::round(d, 1));
+  same(ts::fix(d), ts::trunc(d));
+  same(ts::radians(d), ts::deg2rad(d));
+  same(ts::degrees(d), ts::rad2deg(d));
+  same(ts::atan2(d, 3.0), ts::arctan2(d, 3.0));
   auto b = ts::from_xtensor(xt::xarray<bool>{true, false}, {1});
   check(ts::round(b), xt::xarray<float>{1, 0});
   CHECK_THROWS_AS(ts::round(b, -1), ts::invalid_argument);  // NumPy raises too
