@@ -106,7 +106,7 @@ struct arange {
 };
 /// NumPy's linspace, element by element: i * step + start in double (i / div * delta + start
 /// when step underflows to 0), the last element exactly `stop` when endpoint; integers floored
-/// (NumPy >= 2.0) and converted as ts::cast does.
+/// (as NumPy since 1.20) and converted as ts::cast does.
 template <class T>
 struct linspace {
   using value_type = T;
@@ -192,7 +192,7 @@ auto empty_like(const X& x) {
 
 /// `num` evenly spaced values from start to stop (NumPy's linspace: stop included when
 /// endpoint, computed in double as NumPy does, then converted to T; integer T rounds toward
-/// -inf as NumPy >= 2.0). Throws for a negative num.
+/// -inf as NumPy has since 1.20). Throws for a negative num.
 template <class T = double>
 generated<generators::linspace<T>> linspace(double start, double stop, index_t num,
                                             const chunks_arg& chunks = {}, bool endpoint = true) {
