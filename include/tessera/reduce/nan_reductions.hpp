@@ -97,27 +97,29 @@ auto nanstd(const X& x, const nan_axes& axes, const reduce_options& o) {
   if constexpr (std::is_floating_point_v<T>) return sqrt(detail::nanvar(x, axes, o));
   else return reduce_over(TESSERA_REDUCER_OF(stddev), x, axes, o);
 }
-template <expression_type X>
-auto nanmin(const X& x, const nan_axes& axes, const reduce_options& o) {
+/// nanmin / nanmax: `reduce` (amin or amax) of x with NaN replaced by `fill` (+inf or -inf),
+/// NaN where the whole slice is NaN.
+template <expression_type X, class R>
+auto nan_extremum(const X& x, const nan_axes& axes, const reduce_options& o, R reduce,
+                  typename X::value_type fill) {
   using T = typename X::value_type;
   if constexpr (std::is_floating_point_v<T>) {
-    auto m = reduce_over(TESSERA_REDUCER_OF(amin), nan_replaced(x, std::numeric_limits<T>::infinity()), axes, o);
+    auto m = reduce_over(reduce, nan_replaced(x, fill), axes, o);
     auto all_nan = reduce_over(TESSERA_REDUCER_OF(all), isnan_of(x), axes, o);
     return where(all_nan, std::numeric_limits<T>::quiet_NaN(), m);
   } else {
-    return reduce_over(TESSERA_REDUCER_OF(amin), x, axes, o);
+    return reduce_over(reduce, x, axes, o);
   }
+}
+template <expression_type X>
+auto nanmin(const X& x, const nan_axes& axes, const reduce_options& o) {
+  using T = typename X::value_type;
+  return nan_extremum(x, axes, o, TESSERA_REDUCER_OF(amin), std::numeric_limits<T>::infinity());
 }
 template <expression_type X>
 auto nanmax(const X& x, const nan_axes& axes, const reduce_options& o) {
   using T = typename X::value_type;
-  if constexpr (std::is_floating_point_v<T>) {
-    auto m = reduce_over(TESSERA_REDUCER_OF(amax), nan_replaced(x, -std::numeric_limits<T>::infinity()), axes, o);
-    auto all_nan = reduce_over(TESSERA_REDUCER_OF(all), isnan_of(x), axes, o);
-    return where(all_nan, std::numeric_limits<T>::quiet_NaN(), m);
-  } else {
-    return reduce_over(TESSERA_REDUCER_OF(amax), x, axes, o);
-  }
+  return nan_extremum(x, axes, o, TESSERA_REDUCER_OF(amax), -std::numeric_limits<T>::infinity());
 }
 #undef TESSERA_REDUCER_OF
 }  // namespace detail
