@@ -22,4 +22,6 @@
 #include "reduce.hpp"
 #include "ops/ufuncs.hpp"
 #include "manipulation.hpp"
+#include "join.hpp"
+#include "pad.hpp"
 #include "diagnostics/describe.hpp"

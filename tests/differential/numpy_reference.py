@@ -90,6 +90,26 @@ def manipulation(func, param, xs):
         return np.rot90(xs[0], k, axes=(a0, a1))
     if func == "broadcast_to":
         return np.broadcast_to(xs[0], tuple(ints(param)) if param != "-" else ())
+    if func in ("concatenate", "append", "stack"):
+        kw = {"axis": int(param)}
+        return np.append(xs[0], xs[1], **kw) if func == "append" else getattr(np, func)(xs, **kw)
+    if func in ("hstack", "vstack", "dstack", "column_stack"):
+        return getattr(np, func)(xs)
+    if func == "block":  # "rows,cols" (row-major blocks) or "flat" (one level)
+        if param == "flat":
+            return np.block(xs)
+        rows, cols = ints(param)
+        return np.block([[xs[i * cols + j] for j in range(cols)] for i in range(rows)])
+    if func == "pad":  # before:after,...;mode;value
+        widths, mode, value = param.split(";")
+        pw = [tuple(int(v) for v in w.split(":")) for w in widths.split(",")]
+        kw = {"constant_values": int(value)} if mode == "constant" else {}
+        return np.pad(xs[0], pw if len(pw) > 1 else pw[0], mode=mode, **kw)
+    if func == "roll":  # shifts;axes
+        shifts, axes = param.split(";")
+        return np.roll(xs[0], tuple(ints(shifts)), tuple(ints(axes)))
+    if func == "tile":
+        return np.tile(xs[0], tuple(ints(param)) if param != "-" else ())
     if func in ("tril", "triu"):
         return getattr(np, func)(xs[0], k=int(param))
     if func in NAN_REDUCTIONS:  # axes;keepdims;ddof, float32 accumulating in float64

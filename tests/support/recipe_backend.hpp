@@ -80,6 +80,14 @@ class staged_context {
  public:
   ts::memory_space space() const { return staged_space; }
   bool can_read(ts::memory_space m) const { return m == staged_space; }
+  template <class T>
+  T* scratch(ts::index_t n) {
+    return host_.scratch<T>(n);
+  }
+  template <class Acc, class T>
+  void evaluate(const Acc& acc, const ts::box& b, T* dst, const ts::ivec& stride) {
+    ts::write_box(acc, b, dst, stride);
+  }
   template <ts::chunk_store S>
   const typename S::value_type* gather(const S& s, const ts::box& b) {
     using T = typename S::value_type;

@@ -23,6 +23,14 @@ class placement_probe {
     });
     return nullptr;
   }
+  /// Nothing is evaluated while probing (the pieces a box is assembled from were bound, and
+  /// so counted, before this is called).
+  template <class T>
+  T* scratch(index_t) {
+    return nullptr;
+  }
+  template <class Acc, class T>
+  void evaluate(const Acc&, const box&, T*, const ivec&) {}
   /// Bytes of bound input in memory space m.
   std::int64_t bytes_in(memory_space m) const {
     for (auto& [s, n] : bytes_)

@@ -17,6 +17,11 @@
 //   space() -> memory_space                          where the context's kernels run
 //   can_read(memory_space) -> bool                   whether memory of that space is read in place
 //   gather(store, box) -> const value_type*          the box, row-major, in the context's space
+//   scratch<T>(n) -> T*                              n elements of the context's space for the
+//                                                     task (nullptr when it evaluates nothing)
+//   evaluate(acc, box, T* dst, stride)               a bound accessor over box into dst (in
+//                                                     the context's space): the nodes that
+//                                                     assemble a box from pieces (nodes/pieces.hpp)
 //
 // view_box() below is the one place that joins the two: a box inside one chunk the context can
 // read is bound in place; any other box is gathered by the context.

@@ -43,6 +43,17 @@ class device_context {
     scratch_.push_back(p);
     return static_cast<T*>(p);
   }
+  /// Device scratch (the context seam's name, store/chunk_store.hpp).
+  template <class T>
+  T* scratch(index_t n) {
+    return device_scratch<T>(n);
+  }
+  /// Evaluates bound accessor acc over box b into device memory dst (strides `stride`), on the
+  /// task's stream: the nodes that assemble a box from several pieces (nodes/pieces.hpp).
+  template <class Acc, class T>
+  void evaluate(const Acc& acc, const box& b, T* dst, const ivec& stride) {
+    launch_eval(acc, b, dst, stride, stream_);
+  }
   /// Page-locked host memory valid until the task's stream has been synchronized.
   template <class T>
   T* pinned(index_t n) {

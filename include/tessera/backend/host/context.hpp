@@ -7,6 +7,7 @@
 
 #include "../../store/chunk_store.hpp"
 #include "../../store/copy.hpp"
+#include "kernel.hpp"
 
 namespace tessera {
 
@@ -20,6 +21,13 @@ class host_context {
   T* scratch(index_t n) {
     buffers_.emplace_back(new std::byte[std::size_t(std::max<index_t>(n, 1)) * sizeof(T) + 64]);
     return reinterpret_cast<T*>(buffers_.back().get());
+  }
+
+  /// Evaluates bound accessor acc over box b into dst (strides `stride`, last one 1): the
+  /// nodes that assemble a box from several pieces (nodes/pieces.hpp).
+  template <class Acc, class T>
+  void evaluate(const Acc& acc, const box& b, T* dst, const ivec& stride) {
+    write_box(acc, b, dst, stride);
   }
 
   /// Box b of store s, row-major, in host scratch: chunks in host memory are copied from in

@@ -1,0 +1,208 @@
+// Arrays assembled from pieces: concatenate, stack, hstack, vstack, dstack, column_stack,
+// block, append (join.hpp) and pad, roll, tile (pad.hpp), against NumPy run at test time on
+// random shapes, chunkings, axes and widths (tests/support/numpy_reference.hpp); boxes that
+// span pieces (rechunk over the node, reductions); the chunks; errors naming the bad value.
+// Instantiated per backend (tests/cuda/test_backend_manipulation.cu includes it too).
+#define TESSERA_NO_DISPATCH 1  // one kernel copy per expression: dispatch is tested elsewhere
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+
+#include <tessera/tessera.hpp>
+
+#include "support/backends.hpp"
+#include "support/cases.hpp"
+#include "support/numpy_reference.hpp"
+
+namespace ts = tessera;
+using namespace testing;
+
+namespace {
+
+std::string joined(const std::vector<ts::index_t>& v) {
+  std::string s;
+  for (auto x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s.empty() ? "-" : s;
+}
+
+ts::index_t signed_axis(std::mt19937_64& rng, int r) {
+  const ts::index_t d = ts::index_t(rng() % unsigned(r));
+  return rng() % 2 ? d : d - r;
+}
+
+/// Joining: same-type lists of random length, a heterogeneous tuple, and the stack family.
+template <class P>
+void join_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  auto shape = random_shape(rng, 1, 4, 5);
+  const int r = int(shape.size());
+  const ts::index_t ax = signed_axis(rng, r);
+  std::vector<ts::array<double>> xs;
+  std::vector<std::string> names;
+  const int k = 1 + int(rng() % 4);
+  for (int i = 0; i < k; ++i) {
+    auto s = shape;
+    s[std::size_t(ax < 0 ? ax + r : ax)] = ts::index_t(rng() % 4);  // 0 to 3 along the axis
+    xs.push_back(ts::from_xtensor(edgy_data<double>(rng, s), random_chunks(rng, s)));
+    names.push_back(w.input(xs.back()));
+  }
+  auto line = [&](const std::string& f, const auto& e, const std::string& param) {
+    const std::string out = "out" + std::to_string(w.n++) + ".npy";
+    ts::to_npy(e, w.dir / out, w.pol);
+    w.list << f << ' ' << out << ' ' << param;
+    for (auto& nm : names) w.list << ' ' << nm;
+    w.list << '\n';
+  };
+  line("concatenate", ts::concatenate(xs, ax), std::to_string(ax));
+  // a different node type and element type next to x: the NumPy result type (int32 + double)
+  auto s2 = shape;
+  s2[std::size_t(ax < 0 ? ax + r : ax)] = 2;
+  auto y = ts::from_xtensor(edgy_data<std::int32_t>(rng, s2), random_chunks(rng, s2));
+  const auto iy = w.input(y);
+  w.add("concatenate", ts::concatenate(std::tuple{y, xs[0] * 2.0, y}, ax), {iy, w.input(xs[0] * 2.0), iy},
+        std::to_string(ax));
+  w.add("append", ts::append(xs[0], y, ax), {names[0], iy}, std::to_string(ax));
+  // the stack family: equal shapes
+  std::vector<ts::array<float>> same;
+  std::vector<std::string> same_names;
+  auto ssh = random_shape(rng, 0, 3, 4);
+  for (int i = 0; i < k; ++i) {
+    same.push_back(ts::from_xtensor(edgy_data<float>(rng, ssh), random_chunks(rng, ssh)));
+    same_names.push_back(w.input(same.back()));
+  }
+  names = same_names;
+  const ts::index_t sax = signed_axis(rng, int(ssh.size()) + 1);
+  line("stack", ts::stack(same, sax), std::to_string(sax));
+  line("hstack", ts::hstack(same), "-");
+  line("vstack", ts::vstack(same), "-");
+  line("dstack", ts::dstack(same), "-");
+  if (ssh.size() <= 2) line("column_stack", ts::column_stack(same), "-");
+  // block: a rows x cols grid of 2-d blocks with matching heights and widths
+  const int br = 1 + int(rng() % 3), bc = 1 + int(rng() % 3);
+  std::vector<ts::index_t> hs, ws;
+  for (int i = 0; i < br; ++i) hs.push_back(ts::index_t(rng() % 4));
+  for (int j = 0; j < bc; ++j) ws.push_back(ts::index_t(1 + rng() % 3));
+  std::vector<std::vector<ts::array<std::int64_t>>> grid(static_cast<std::size_t>(br));
+  names.clear();
+  for (int i = 0; i < br; ++i)
+    for (int j = 0; j < bc; ++j) {
+      ts::shape_t s{hs[std::size_t(i)], ws[std::size_t(j)]};
+      grid[std::size_t(i)].push_back(ts::from_xtensor(edgy_data<std::int64_t>(rng, s), random_chunks(rng, s)));
+      names.push_back(w.input(grid[std::size_t(i)].back()));
+    }
+  line("block", ts::block(grid), std::to_string(br) + "," + std::to_string(bc));
+  names.resize(std::size_t(bc));
+  line("block", ts::block(grid[0]), "flat");
+}
+
+template <class T, class P>
+void pad_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  auto shape = random_shape(rng, 0, 3, 5);
+  const int r = int(shape.size());
+  auto x = ts::from_xtensor(edgy_data<T>(rng, shape), random_chunks(rng, shape));
+  const auto ix = w.input(x);
+  const char* modes[] = {"constant", "edge", "reflect", "symmetric", "wrap"};
+  for (int j = 0; j < 3; ++j) {
+    const char* mode = modes[rng() % 5];
+    std::vector<std::pair<ts::index_t, ts::index_t>> width;
+    std::string wp;
+    bool empty_axis_padded = false;
+    const int pairs = rng() % 4 == 0 ? 1 : r;
+    for (int d = 0; d < pairs; ++d) {
+      const ts::index_t b = ts::index_t(rng() % 4 == 0 ? rng() % 13 : rng() % 4);
+      const ts::index_t a = ts::index_t(rng() % 4 == 0 ? rng() % 13 : rng() % 4);
+      width.push_back({b, a});
+      wp += (wp.empty() ? "" : ",") + std::to_string(b) + ":" + std::to_string(a);
+    }
+    for (int d = 0; d < r; ++d) {
+      auto [b, a] = width.size() == 1 ? width[0] : width[std::size_t(d)];
+      if (shape[std::size_t(d)] == 0 && (a || b)) empty_axis_padded = true;
+    }
+    if (empty_axis_padded && std::string(mode) != "constant") continue;  // NumPy raises too (errors test)
+    if (width.empty()) continue;
+    const double value = double(rng() % 7);  // in range of every element type
+    const std::string param = wp + ";" + mode + ";" + std::to_string(int(value));
+    auto p = ts::pad(x, width, mode, value);
+    w.add("pad", p, {ix}, param);
+    // a box spanning pieces: the padded array rechunked, and summed over an axis
+    auto re = random_chunks(rng, p.shape());
+    w.add("pad", ts::rechunk(p, re), {ix}, param);
+  }
+  if (r >= 1) {
+    std::vector<ts::index_t> shifts, axes;
+    const int m = 1 + int(rng() % 3);
+    for (int i = 0; i < m; ++i) {
+      shifts.push_back(ts::index_t(rng() % 31) - 15);
+      axes.push_back(signed_axis(rng, r));
+    }
+    w.add("roll", ts::roll(x, shifts, axes), {ix}, joined(shifts) + ";" + joined(axes));
+    w.add("roll", ts::roll(x, shifts[0], axes[0]), {ix}, std::to_string(shifts[0]) + ";" + std::to_string(axes[0]));
+  }
+  std::vector<ts::index_t> reps;
+  for (int i = int(rng() % 5); i > 0; --i) reps.push_back(ts::index_t(rng() % 4));
+  if (int(std::max<std::size_t>(reps.size(), std::size_t(r))) <= ts::max_rank)
+    w.add("tile", ts::tile(x, reps), {ix}, joined(reps));
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("concatenate, stack, block, pad, roll and tile agree with NumPy run at test time",
+                   "[assembly][numpy]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  check_against_numpy(pol, 4107, 8, 0, [&](case_writer<TestType>& w, std::mt19937_64& rng) {
+    join_cases(w, rng);
+    pad_cases<double>(w, rng);
+    pad_cases<std::uint8_t>(w, rng);
+  });
+}
+
+TEMPLATE_TEST_CASE("assembled arrays: chunks, fused use, reductions and errors", "[assembly]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  auto a = ts::from_xtensor(xt::xarray<double>{{1, 2, 3}, {4, 5, 6}}, {1, 2});
+  auto b = ts::from_xtensor(xt::xarray<double>{{7, 8, 9}}, {1, 3});
+  // chunks: the inputs' along the axis, the common refinement elsewhere
+  auto c = ts::concatenate({a, b}, 0);
+  CHECK(c.chunks() == ts::chunks_t{{1, 1, 1}, {2, 1}});
+  CHECK(ts::concatenate({a, a}, 1).chunks() == ts::chunks_t{{1, 1}, {2, 1, 2, 1}});
+  // pad: constant stretches in pieces no longer than the input's chunks; reflected chunks
+  // follow the input's boundaries
+  CHECK(ts::pad(a, {{0, 0}, {3, 0}}, "reflect").chunks() == ts::chunks_t{{1, 1}, {1, 1, 1, 2, 1}});
+  // fused use: an expression over the join, and reductions through boxes that span pieces
+  const xt::xarray<double> abc{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}};
+  CHECK(bool(ts::compute(c * 2.0 - 1.0, pol) == abc * 2.0 - 1.0));
+  CHECK(ts::sum(c).item(pol) == 45.0);
+  CHECK(bool(ts::compute(ts::sum(ts::rechunk(c, {3, 3}), {0}), pol) == xt::xarray<double>{12, 15, 18}));
+  CHECK(bool(ts::compute(ts::rechunk(ts::roll(c, 1, 0), {2, 2}), pol) ==
+             xt::xarray<double>{{7, 8, 9}, {1, 2, 3}, {4, 5, 6}}));
+  CHECK(ts::amax(ts::pad(c, 2, "edge")).item(pol) == 9.0);
+  CHECK(ts::sum(ts::tile(a, {2, 3})).item(pol) == 6 * 21.0);
+  // a view of a padded array (a remap of the piecewise node)
+  CHECK(bool(ts::compute(ts::view(ts::pad(a, 1, ts::pad_mode::constant, -1), ts::range(0, 4, 3), ts::all()), pol) ==
+             xt::xarray<double>{{-1, -1, -1, -1, -1}, {-1, -1, -1, -1, -1}}));
+  // persist keeps the pieces' values
+  CHECK(bool(ts::compute(ts::persist(ts::vstack({a, b}), pol), pol) == abc));
+  // errors name the value
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const ts::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  };
+  CHECK_THAT(message([&] { (void)ts::concatenate({a, b}, 1); }),
+             Catch::Contains("array 1 has shape (1, 3) but array 0 has shape (2, 3)"));
+  CHECK_THAT(message([&] { (void)ts::concatenate({a, a}, 2); }), Catch::Contains("axis 2 is out of range"));
+  CHECK_THAT(message([&] { (void)ts::concatenate(std::vector<decltype(a)>{}, 0); }), Catch::Contains("at least one array"));
+  CHECK_THAT(message([&] { (void)ts::concatenate({ts::view(a, 0, 0), ts::view(a, 0, 1)}); }),
+             Catch::Contains("zero-dimensional"));
+  CHECK_THAT(message([&] { (void)ts::stack({a, b}); }), Catch::Contains("same shape"));
+  CHECK_THAT(message([&] { (void)ts::pad(a, {{1, -2}, {0, 0}}); }), Catch::Contains("(1, -2) of axis 0"));
+  CHECK_THAT(message([&] { (void)ts::pad(a, {{1, 1}, {0, 0}, {0, 0}}); }), Catch::Contains("3 (before, after) pairs"));
+  CHECK_THAT(message([&] { (void)ts::pad(a, 1, "mirror"); }), Catch::Contains("mode 'mirror'"));
+  CHECK_THAT(message([&] { (void)ts::pad(ts::zeros<double>({0, 2}), 1, "wrap"); }),
+             Catch::Contains("empty axis 0 with mode wrap"));
+  CHECK_THAT(message([&] { (void)ts::roll(a, 1, 2); }), Catch::Contains("roll axis 2"));
+  CHECK_THAT(message([&] { (void)ts::tile(a, {-1}); }), Catch::Contains("repetition -1"));
+}
