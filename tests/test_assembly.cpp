@@ -144,6 +144,61 @@ void pad_cases(case_writer<P>& w, std::mt19937_64& rng) {
     w.add("tile", ts::tile(x, reps), {ix}, joined(reps));
 }
 
+/// A random shape of `size` elements (rank 0 to 4; one length -1 at times).
+ts::shape_t random_factoring(std::mt19937_64& rng, ts::index_t size, bool& inferred) {
+  ts::shape_t s;
+  const int r = size == 1 ? int(rng() % 3) : 1 + int(rng() % 4);
+  ts::index_t left = size;
+  for (int d = 0; d + 1 < r; ++d) {
+    std::vector<ts::index_t> divisors;
+    for (ts::index_t k = 1; k <= left; ++k)
+      if (left % k == 0) divisors.push_back(k);
+    if (left == 0) divisors = {0, 1, 2};
+    const ts::index_t k = divisors[rng() % divisors.size()];
+    s.push_back(k);
+    if (k != 0) left /= k;
+  }
+  if (r > 0) s.push_back(left);
+  if (size == 0 && r > 0 && std::find(s.begin(), s.end(), 0) == s.end()) s.back() = 0;
+  inferred = false;
+  if (r > 0 && size > 0 && rng() % 3 == 0) {
+    s[rng() % s.size()] = -1;
+    inferred = true;
+  }
+  return s;
+}
+
+template <class T, class P>
+void reshape_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  auto shape = random_shape(rng, 0, 4, 6);
+  auto x = ts::from_xtensor(edgy_data<T>(rng, shape), random_chunks(rng, shape));
+  const auto ix = w.input(x);
+  const int r = int(shape.size());
+  for (int j = 0; j < 2; ++j) {
+    bool inferred;
+    auto to = random_factoring(rng, x.size(), inferred);
+    w.add("reshape", ts::reshape(x, to), {ix}, joined(to));
+    // through a transpose (a remap child), and summed over the last axis (a fold over
+    // reshaped lines); the reshaped array rechunked at random
+    if (r >= 2) {
+      auto t = ts::transpose(x);
+      w.add("reshape_t", ts::reshape(t, to), {ix}, joined(to));
+    }
+    auto rs = ts::reshape(x, to);
+    w.add("reshape", ts::rechunk(rs, random_chunks(rng, rs.shape())), {ix}, joined(to));
+  }
+  w.add("ravel", ts::ravel(x), {ix});
+  const ts::index_t rep = ts::index_t(rng() % 4);
+  w.add("repeat", ts::repeat(x, rep), {ix}, std::to_string(rep));
+  if (r >= 1) {
+    const ts::index_t ax = signed_axis(rng, r);
+    w.add("repeat", ts::repeat(x, rep, ax), {ix}, std::to_string(rep) + "," + std::to_string(ax));
+  }
+  const ts::index_t sh = ts::index_t(rng() % 41) - 20;
+  w.add("roll", ts::roll(x, sh), {ix}, std::to_string(sh) + ";-");
+  w.add("append", ts::append(x, ts::view(x, ts::ellipsis())), {ix, ix}, "-");
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("concatenate, stack, block, pad, roll and tile agree with NumPy run at test time",
@@ -153,6 +208,8 @@ TEMPLATE_TEST_CASE("concatenate, stack, block, pad, roll and tile agree with Num
     join_cases(w, rng);
     pad_cases<double>(w, rng);
     pad_cases<std::uint8_t>(w, rng);
+    reshape_cases<double>(w, rng);
+    reshape_cases<std::int16_t>(w, rng);
   });
 }
 
@@ -205,4 +262,14 @@ TEMPLATE_TEST_CASE("assembled arrays: chunks, fused use, reductions and errors",
              Catch::Contains("empty axis 0 with mode wrap"));
   CHECK_THAT(message([&] { (void)ts::roll(a, 1, 2); }), Catch::Contains("roll axis 2"));
   CHECK_THAT(message([&] { (void)ts::tile(a, {-1}); }), Catch::Contains("repetition -1"));
+  CHECK_THAT(message([&] { (void)ts::reshape(a, {4, -1}); }),
+             Catch::Contains("cannot reshape an array of size 6 (shape (2, 3)) into shape (4, -1)"));
+  CHECK_THAT(message([&] { (void)ts::reshape(a, {-1, -1}); }), Catch::Contains("one unknown dimension"));
+  CHECK_THAT(message([&] { (void)ts::reshape(a, {5}); }), Catch::Contains("into shape (5,)"));
+  CHECK_THAT(message([&] { (void)ts::repeat(a, -1, 0); }), Catch::Contains("repeats -1"));
+  // reshape's chunks (Dask's rule): merging whole trailing axes scales the first axis's chunks
+  auto m = ts::from_xtensor(xt::xarray<double>(xt::zeros<double>({6, 4})), {2, 4});
+  CHECK(ts::reshape(m, {24}).chunks() == ts::chunks_t{{8, 8, 8}});
+  CHECK(ts::reshape(m, {3, 2, 4}).chunks() == ts::chunks_t{{1, 1, 1}, {2}, {4}});
+  CHECK(ts::repeat(a, 2, 1).chunks() == ts::chunks_t{{1, 1}, {4, 2}});
 }

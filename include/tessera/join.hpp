@@ -10,6 +10,7 @@
 
 #include "manipulation.hpp"
 #include "nodes/concatenated.hpp"
+#include "reshape.hpp"
 
 namespace tessera {
 
@@ -189,6 +190,11 @@ auto block(const std::vector<std::vector<X>>& rows) {
 template <expression_type X, expression_type V>
 auto append(const X& x, const V& values, index_t axis) {
   return concatenate(std::tuple<X, V>{x, values}, axis);
+}
+/// Both flattened, then joined (NumPy's append without an axis).
+template <expression_type X, expression_type V>
+auto append(const X& x, const V& values) {
+  return concatenate(std::tuple{ravel(x), ravel(values)}, 0);
 }
 
 }  // namespace tessera

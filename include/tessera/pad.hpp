@@ -9,6 +9,7 @@
 
 #include "manipulation.hpp"
 #include "nodes/piecewise.hpp"
+#include "reshape.hpp"
 
 namespace tessera {
 
@@ -130,6 +131,12 @@ auto roll(const X& x, const std::vector<index_t>& shifts, const std::vector<inde
 template <expression_type X>
 auto roll(const X& x, index_t shift, index_t axis) {
   return roll(x, std::vector<index_t>{shift}, std::vector<index_t>{axis});
+}
+
+/// Shift over the flattened array, reshaped back (NumPy's roll without an axis).
+template <expression_type X>
+auto roll(const X& x, index_t shift) {
+  return reshape(roll(ravel(x), shift, 0), x.shape());
 }
 
 /// x repeated reps[d] times along each axis (NumPy's tile: x gains leading axes when reps is

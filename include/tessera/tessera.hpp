@@ -22,6 +22,7 @@
 #include "reduce.hpp"
 #include "ops/ufuncs.hpp"
 #include "manipulation.hpp"
+#include "reshape.hpp"
 #include "join.hpp"
 #include "pad.hpp"
 #include "diagnostics/describe.hpp"

@@ -91,8 +91,10 @@ def manipulation(func, param, xs):
     if func == "broadcast_to":
         return np.broadcast_to(xs[0], tuple(ints(param)) if param != "-" else ())
     if func in ("concatenate", "append", "stack"):
-        kw = {"axis": int(param)}
-        return np.append(xs[0], xs[1], **kw) if func == "append" else getattr(np, func)(xs, **kw)
+        kw = {"axis": int(param)} if param != "-" else {}
+        if func == "append":
+            return np.append(xs[0], xs[1], **({} if param == "-" else kw))
+        return getattr(np, func)(xs, **kw)
     if func in ("hstack", "vstack", "dstack", "column_stack"):
         return getattr(np, func)(xs)
     if func == "block":  # "rows,cols" (row-major blocks) or "flat" (one level)
@@ -104,10 +106,40 @@ def manipulation(func, param, xs):
         widths, mode, value = param.split(";")
         pw = [tuple(int(v) for v in w.split(":")) for w in widths.split(",")]
         kw = {"constant_values": int(value)} if mode == "constant" else {}
-        return np.pad(xs[0], pw if len(pw) > 1 else pw[0], mode=mode, **kw)
-    if func == "roll":  # shifts;axes
+        x = xs[0]
+        if mode in ("wrap", "reflect", "symmetric") and int(np.__version__.split(".")[0]) < 2:
+            # NumPy 1.x repeats values where a pad is wider than the axis on one side only;
+            # NumPy 2 extends periodically: its results, by index arithmetic
+            for d in range(x.ndim):
+                b, a = pw[d] if len(pw) > 1 else pw[0]
+                n = x.shape[d]
+                t = np.arange(-b, n + a)
+                if mode == "wrap":
+                    i = t % n
+                elif mode == "symmetric":
+                    i = t % (2 * n)
+                    i = np.where(i < n, i, 2 * n - 1 - i)
+                elif n == 1:
+                    i = np.zeros_like(t)
+                else:
+                    i = t % (2 * n - 2)
+                    i = np.where(i < n, i, 2 * n - 2 - i)
+                x = np.take(x, i, axis=d)
+            return x
+        return np.pad(x, pw if len(pw) > 1 else pw[0], mode=mode, **kw)
+    if func == "roll":  # shifts;axes ("-": the flattened array)
         shifts, axes = param.split(";")
+        if axes == "-":
+            return np.roll(xs[0], int(shifts))
         return np.roll(xs[0], tuple(ints(shifts)), tuple(ints(axes)))
+    if func in ("reshape", "reshape_t"):
+        x = xs[0].T if func == "reshape_t" else xs[0]
+        return np.reshape(x, tuple(ints(param)) if param != "-" else ())
+    if func == "ravel":
+        return np.ravel(xs[0])
+    if func == "repeat":  # repeats[,axis]
+        v = ints(param)
+        return np.repeat(xs[0], v[0], axis=v[1] if len(v) > 1 else None)
     if func == "tile":
         return np.tile(xs[0], tuple(ints(param)) if param != "-" else ())
     if func in ("tril", "triu"):
@@ -192,10 +224,13 @@ def main():
             bad = compare(t, n, ulps, scale)
             if bad.size:
                 failures += 1
-                full = [np.broadcast_to(x, n.shape).reshape(-1) for x in xs]
                 print(f"MISMATCH {line.strip()}: {bad.size} of {t.size} elements, e.g.")
+                try:  # elementwise functions: the inputs at the bad positions
+                    full = [np.broadcast_to(x, n.shape).reshape(-1) for x in xs]
+                except ValueError:  # rearrangements: the flat positions only
+                    full = []
                 for k in bad[:4]:
-                    print(f"   inputs {[repr(x[k]) for x in full]}: Tessera {t.reshape(-1)[k]!r}, "
+                    print(f"   flat {k}, inputs {[repr(x[k]) for x in full]}: Tessera {t.reshape(-1)[k]!r}, "
                           f"NumPy {n.reshape(-1)[k]!r}")
     print(f"numpy_reference: {cases} cases, {failures} mismatches (NumPy {np.__version__}, "
           f"tolerance {args.ulps} ulp for floating math)")
