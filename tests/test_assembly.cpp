@@ -199,6 +199,34 @@ void reshape_cases(case_writer<P>& w, std::mt19937_64& rng) {
   w.add("append", ts::append(x, ts::view(x, ts::ellipsis())), {ix, ix}, "-");
 }
 
+template <class T, class P>
+void diagonal_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  auto shape = random_shape(rng, 2, 4, 6);
+  const int r = int(shape.size());
+  auto x = ts::from_xtensor(edgy_data<T>(rng, shape), random_chunks(rng, shape));
+  const auto ix = w.input(x);
+  const ts::index_t off = ts::index_t(rng() % 9) - 4, a1 = signed_axis(rng, r);
+  ts::index_t a2 = signed_axis(rng, r);
+  while ((a2 + r) % r == (a1 + r) % r) a2 = signed_axis(rng, r);
+  const std::string p = std::to_string(off) + "," + std::to_string(a1) + "," + std::to_string(a2);
+  w.add("diagonal", ts::diagonal(x, off, a1, a2), {ix}, p);
+  auto dg = ts::diagonal(x, off, a1, a2);
+  w.add("diagonal", ts::rechunk(dg, random_chunks(rng, dg.shape())), {ix}, p);
+  if constexpr (!std::is_same_v<T, bool>) {  // sums exact in any order: values on a 1/8 grid
+    auto e = ts::from_xtensor(testing::random_data<T>(rng, shape), x.chunks());
+    w.add("trace", ts::trace(e, off, a1, a2), {w.input(e)}, p);
+  }
+  auto v = ts::from_xtensor(edgy_data<T>(rng, {ts::index_t(rng() % 7)}), ts::chunks_arg{ts::index_t(1 + rng() % 3)});
+  const auto iv = w.input(v);
+  w.add("diag", ts::diag(v, off), {iv}, std::to_string(off));
+  w.add("diagflat", ts::diagflat(x, off), {ix}, std::to_string(off));
+  const int n = int(rng() % 5);
+  const ts::index_t ax = signed_axis(rng, r);
+  w.add("diff", ts::diff(x, n, ax), {ix}, std::to_string(n) + "," + std::to_string(ax));
+  auto df = ts::diff(x, n, ax);
+  w.add("diff", ts::rechunk(df, random_chunks(rng, df.shape())), {ix}, std::to_string(n) + "," + std::to_string(ax));
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("concatenate, stack, block, pad, roll and tile agree with NumPy run at test time",
@@ -210,6 +238,9 @@ TEMPLATE_TEST_CASE("concatenate, stack, block, pad, roll and tile agree with Num
     pad_cases<std::uint8_t>(w, rng);
     reshape_cases<double>(w, rng);
     reshape_cases<std::int16_t>(w, rng);
+    diagonal_cases<double>(w, rng);
+    diagonal_cases<std::uint16_t>(w, rng);
+    diagonal_cases<bool>(w, rng);
   });
 }
 
@@ -272,4 +303,14 @@ TEMPLATE_TEST_CASE("assembled arrays: chunks, fused use, reductions and errors",
   CHECK(ts::reshape(m, {24}).chunks() == ts::chunks_t{{8, 8, 8}});
   CHECK(ts::reshape(m, {3, 2, 4}).chunks() == ts::chunks_t{{1, 1, 1}, {2}, {4}});
   CHECK(ts::repeat(a, 2, 1).chunks() == ts::chunks_t{{1, 1}, {4, 2}});
+  // diagonal chunks break where either axis's chunks do; diff's lose n at the end
+  CHECK(ts::diagonal(ts::from_xtensor(xt::xarray<double>(xt::zeros<double>({5, 5})), {2, 3})).chunks() ==
+        ts::chunks_t{{2, 1, 1, 1}});
+  CHECK(ts::diff(a, 2, 1).chunks() == ts::chunks_t{{1, 1}, {1}});
+  CHECK(ts::trace(a).item(pol) == 6.0);
+  CHECK_THAT(message([&] { (void)ts::diagonal(a, 0, 1, -1); }), Catch::Contains("both are axis 1"));
+  CHECK_THAT(message([&] { (void)ts::diagonal(ts::view(a, 0)); }), Catch::Contains("at least 2-d, not 1-d"));
+  CHECK_THAT(message([&] { (void)ts::diag(a); }), Catch::Contains("ts::diagonal(x, k)"));
+  CHECK_THAT(message([&] { (void)ts::diff(a, -1); }), Catch::Contains("n = -1"));
+  CHECK_THAT(message([&] { (void)ts::diff(a, 65); }), Catch::Contains("n = 65"));
 }

@@ -25,4 +25,6 @@
 #include "reshape.hpp"
 #include "join.hpp"
 #include "pad.hpp"
+#include "diagonal.hpp"
+#include "diff.hpp"
 #include "diagnostics/describe.hpp"

@@ -135,6 +135,14 @@ def manipulation(func, param, xs):
     if func in ("reshape", "reshape_t"):
         x = xs[0].T if func == "reshape_t" else xs[0]
         return np.reshape(x, tuple(ints(param)) if param != "-" else ())
+    if func in ("diagonal", "trace"):  # offset,axis1,axis2
+        off, a1, a2 = ints(param)
+        return getattr(np, func)(xs[0], off, a1, a2)
+    if func in ("diag", "diagflat"):
+        return getattr(np, func)(xs[0], int(param))
+    if func == "diff":  # n,axis
+        n, ax = ints(param)
+        return np.diff(xs[0], n, axis=ax)
     if func == "ravel":
         return np.ravel(xs[0])
     if func == "repeat":  # repeats[,axis]
