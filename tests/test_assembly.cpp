@@ -227,6 +227,34 @@ void diagonal_cases(case_writer<P>& w, std::mt19937_64& rng) {
   w.add("diff", ts::rechunk(df, random_chunks(rng, df.shape())), {ix}, std::to_string(n) + "," + std::to_string(ax));
 }
 
+template <class P>
+void product_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  auto sa = random_shape(rng, 1, 3, 4), sb = random_shape(rng, 1, 2, 5);
+  auto a = ts::from_xtensor(testing::random_data<double>(rng, sa), random_chunks(rng, sa));
+  auto b = ts::from_xtensor(testing::random_data<std::int32_t>(rng, sb), random_chunks(rng, sb));
+  const auto ia = w.input(a), ib = w.input(b);
+  w.add("outer", ts::outer(a, b), {ia, ib});
+  w.add("vdot", ts::vdot(a, ts::reshape(a * 3.0, {-1})), {ia, w.input(ts::reshape(a * 3.0, {-1}))});
+  w.add("vdot", ts::vdot(b, b), {ib, ib});
+  auto [gx, gy] = ts::meshgrid(ts::ravel(a), b);
+  w.add("meshgrid", gx, {ia, ib}, "xy,0");
+  w.add("meshgrid", gy, {ia, ib}, "xy,1");
+  auto [hx, hy, hz] = ts::meshgrid("ij", b, a, b);
+  w.add("meshgrid", hx, {ib, ia, ib}, "ij,0");
+  w.add("meshgrid", hz, {ib, ia, ib}, "ij,2");
+  (void)hy;
+  // average: weights of x's shape, and 1-d along the axis; integer x averages in float64
+  const int r = int(sa.size());
+  const ts::index_t ax = signed_axis(rng, r);
+  if (sa[std::size_t(ax < 0 ? ax + r : ax)] == 0) return;  // NumPy raises (the errors test)
+  auto wt = ts::from_xtensor(testing::random_data<float>(rng, sa), random_chunks(rng, sa));
+  w.add("average", ts::average(a, ts::abs(wt) + 1.0f, ax), {ia, w.input(ts::abs(wt) + 1.0f)}, std::to_string(ax));
+  auto w1 = ts::from_xtensor(testing::random_data<std::uint8_t>(rng, {sa[std::size_t(ax < 0 ? ax + r : ax)]}),
+                             ts::chunks_arg{ts::index_t(1 + rng() % 3)});
+  auto ai = ts::cast<std::int16_t>(a);
+  w.add("average", ts::average(ai, w1 + std::uint8_t(1), ax), {w.input(ai), w.input(w1 + std::uint8_t(1))}, std::to_string(ax));
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("concatenate, stack, block, pad, roll and tile agree with NumPy run at test time",
@@ -241,6 +269,7 @@ TEMPLATE_TEST_CASE("concatenate, stack, block, pad, roll and tile agree with Num
     diagonal_cases<double>(w, rng);
     diagonal_cases<std::uint16_t>(w, rng);
     diagonal_cases<bool>(w, rng);
+    product_cases(w, rng);
   });
 }
 
@@ -270,6 +299,10 @@ TEMPLATE_TEST_CASE("assembled arrays: chunks, fused use, reductions and errors",
              xt::xarray<double>{{-1, -1, -1, -1, -1}, {-1, -1, -1, -1, -1}}));
   // persist keeps the pieces' values
   CHECK(bool(ts::compute(ts::persist(ts::vstack({a, b}), pol), pol) == abc));
+  // from_function: f of the element's indices
+  auto f = ts::from_function([](ts::index_t i, ts::index_t j) TESSERA_HD { return double(10 * i + j); }, {2, 3}, {1, 2});
+  CHECK(bool(ts::compute(f, pol) == xt::xarray<double>{{0, 1, 2}, {10, 11, 12}}));
+  CHECK(ts::sum(ts::fromfunction([](ts::index_t i) TESSERA_HD { return i; }, {5})).item(pol) == 10);
   // errors name the value
   auto message = [](auto&& f) {
     try {
@@ -313,4 +346,11 @@ TEMPLATE_TEST_CASE("assembled arrays: chunks, fused use, reductions and errors",
   CHECK_THAT(message([&] { (void)ts::diag(a); }), Catch::Contains("ts::diagonal(x, k)"));
   CHECK_THAT(message([&] { (void)ts::diff(a, -1); }), Catch::Contains("n = -1"));
   CHECK_THAT(message([&] { (void)ts::diff(a, 65); }), Catch::Contains("n = 65"));
+  CHECK_THAT(message([&] { (void)ts::from_function([](ts::index_t i) { return i; }, {2, 2}); }),
+             Catch::Contains("f takes 1 indices but the shape (2, 2) has 2 axes"));
+  CHECK_THAT(message([&] { (void)ts::vdot(a, b); }), Catch::Contains("6 and 3 elements"));
+  CHECK_THAT(message([&] { (void)ts::meshgrid("yx", a); }), Catch::Contains("indexing 'yx'"));
+  CHECK_THAT(message([&] { (void)ts::average(a, b, 1); }), Catch::Contains("weights of shape (1, 3)"));
+  CHECK_THAT(message([&] { (void)ts::average(ts::zeros<double>({2, 0}), ts::zeros<double>({0}), 1); }),
+             Catch::Contains("is empty"));
 }

@@ -7,3 +7,4 @@
 #include "reduce/reduction.hpp"
 #include "reduce/custom.hpp"
 #include "reduce/nan_reductions.hpp"
+#include "reduce/average.hpp"

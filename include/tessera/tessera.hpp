@@ -27,4 +27,6 @@
 #include "pad.hpp"
 #include "diagonal.hpp"
 #include "diff.hpp"
+#include "meshgrid.hpp"
+#include "products.hpp"
 #include "diagnostics/describe.hpp"

@@ -143,6 +143,15 @@ def manipulation(func, param, xs):
     if func == "diff":  # n,axis
         n, ax = ints(param)
         return np.diff(xs[0], n, axis=ax)
+    if func == "meshgrid":  # indexing,which
+        ix, which = param.split(",")
+        return np.meshgrid(*xs, indexing=ix)[int(which)]
+    if func == "average":
+        ax = int(param)
+        w = xs[1] if xs[1].ndim == xs[0].ndim else xs[1]
+        return np.average(xs[0], axis=ax, weights=w)
+    if func in ("outer", "vdot"):
+        return np.asarray(getattr(np, func)(xs[0], xs[1]))
     if func == "ravel":
         return np.ravel(xs[0])
     if func == "repeat":  # repeats[,axis]

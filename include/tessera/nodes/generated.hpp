@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "../core/expression.hpp"
 #include "../ops/functors.hpp"
@@ -283,6 +284,72 @@ template <class T, class B>
   requires std::is_arithmetic_v<B>
 generated<generators::arange<T>> arange(B stop, const chunks_arg& chunks = {}) {
   return arange<T>(0, stop, 1, chunks);
+}
+
+namespace detail {
+template <class F, std::size_t... I>
+auto index_call_result(std::index_sequence<I...>) -> decltype(std::declval<const F&>()(index_t(I)...));
+}  // namespace detail
+
+namespace generators {
+/// f(i0, ..., i{N-1}) of the element's index (from_function): the flat index unflattened.
+template <class F, int N>
+struct index_function {
+  using value_type =
+      std::remove_cvref_t<decltype(detail::index_call_result<F>(std::make_index_sequence<std::size_t(N)>{}))>;
+  F f;
+  index_t shape[N > 0 ? N : 1];
+  TESSERA_HD value_type operator()(index_t flat) const {
+    index_t idx[N > 0 ? N : 1] = {};
+    for (int d = N - 1; d >= 0; --d) {
+      idx[d] = flat % shape[d];
+      flat /= shape[d];
+    }
+    return call(idx, std::make_index_sequence<std::size_t(N)>{});
+  }
+
+ private:
+  template <std::size_t... I>
+  TESSERA_HD value_type call(const index_t* idx, std::index_sequence<I...>) const {
+    return f(idx[I]...);
+  }
+};
+}  // namespace generators
+
+namespace detail {
+template <class F, std::size_t... I>
+constexpr bool invocable_with_indices(std::index_sequence<I...>) {
+  return std::is_invocable_v<const F&, decltype(index_t(I))...>;
+}
+/// The number of index arguments f takes (the smallest from 0 to max_rank), or -1.
+template <class F>
+constexpr int index_arity() {
+  int n = -1;
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((n < 0 && invocable_with_indices<F>(std::make_index_sequence<K>{}) ? (void)(n = int(K)) : (void)0), ...);
+  }(std::make_index_sequence<std::size_t(max_rank) + 1>{});
+  return n;
+}
+}  // namespace detail
+
+/// The array whose element at (i, j, ...) is f(i, j, ...) (NumPy's fromfunction, lazy: computed
+/// where it is read). f takes one index_t per axis (its arity must match the shape's length)
+/// and must be callable on the device for ts::cuda (a __host__ __device__ functor).
+template <class F>
+auto from_function(F f, const shape_t& shape, const chunks_arg& chunks = {}) {
+  constexpr int n = detail::index_arity<F>();
+  static_assert(n >= 0, "from_function: f must take one ts::index_t per axis (at most ts::max_rank)");
+  if (int(shape.size()) != n)
+    throw_invalid("from_function: f takes ", n, " indices but the shape ", shape, " has ", shape.size(), " axes");
+  using G = generators::index_function<F, n>;
+  G g{f, {}};
+  for (int d = 0; d < n; ++d) g.shape[d] = shape[std::size_t(d)];
+  return generated<G>(g, chunk_grid::make(shape, chunks, sizeof(typename G::value_type)));
+}
+/// NumPy's spelling.
+template <class F>
+auto fromfunction(F f, const shape_t& shape, const chunks_arg& chunks = {}) {
+  return from_function(std::move(f), shape, chunks);
 }
 
 }  // namespace tessera
