@@ -227,6 +227,10 @@ void diagonal_cases(case_writer<P>& w, std::mt19937_64& rng) {
   w.add("diff", ts::rechunk(df, random_chunks(rng, df.shape())), {ix}, std::to_string(n) + "," + std::to_string(ax));
 }
 
+struct index_sum {
+  TESSERA_HD ts::index_t operator()(ts::index_t i) const { return i; }
+};
+
 template <class P>
 void product_cases(case_writer<P>& w, std::mt19937_64& rng) {
   auto sa = random_shape(rng, 1, 3, 4), sb = random_shape(rng, 1, 2, 5);
@@ -300,9 +304,10 @@ TEMPLATE_TEST_CASE("assembled arrays: chunks, fused use, reductions and errors",
   // persist keeps the pieces' values
   CHECK(bool(ts::compute(ts::persist(ts::vstack({a, b}), pol), pol) == abc));
   // from_function: f of the element's indices
-  auto f = ts::from_function([](ts::index_t i, ts::index_t j) TESSERA_HD { return double(10 * i + j); }, {2, 3}, {1, 2});
+  auto f = ts::from_function<double, 2>([] TESSERA_HD(ts::index_t i, ts::index_t j) { return double(10 * i + j); },
+                                        {2, 3}, {1, 2});
   CHECK(bool(ts::compute(f, pol) == xt::xarray<double>{{0, 1, 2}, {10, 11, 12}}));
-  CHECK(ts::sum(ts::fromfunction([](ts::index_t i) TESSERA_HD { return i; }, {5})).item(pol) == 10);
+  CHECK(ts::sum(ts::fromfunction(index_sum{}, {5})).item(pol) == 10);  // T and N deduced
   // errors name the value
   auto message = [](auto&& f) {
     try {

@@ -286,17 +286,11 @@ generated<generators::arange<T>> arange(B stop, const chunks_arg& chunks = {}) {
   return arange<T>(0, stop, 1, chunks);
 }
 
-namespace detail {
-template <class F, std::size_t... I>
-auto index_call_result(std::index_sequence<I...>) -> decltype(std::declval<const F&>()(index_t(I)...));
-}  // namespace detail
-
 namespace generators {
-/// f(i0, ..., i{N-1}) of the element's index (from_function): the flat index unflattened.
-template <class F, int N>
+/// f(i0, ..., i{N-1}) of the element's index as T (from_function): the flat index unflattened.
+template <class F, int N, class T>
 struct index_function {
-  using value_type =
-      std::remove_cvref_t<decltype(detail::index_call_result<F>(std::make_index_sequence<std::size_t(N)>{}))>;
+  using value_type = T;
   F f;
   index_t shape[N > 0 ? N : 1];
   TESSERA_HD value_type operator()(index_t flat) const {
@@ -311,16 +305,27 @@ struct index_function {
  private:
   template <std::size_t... I>
   TESSERA_HD value_type call(const index_t* idx, std::index_sequence<I...>) const {
-    return f(idx[I]...);
+    return value_type(f(idx[I]...));
   }
 };
 }  // namespace generators
 
 namespace detail {
 template <class F, std::size_t... I>
+auto index_call_result(std::index_sequence<I...>) -> decltype(std::declval<const F&>()(index_t(I)...));
+template <class F, std::size_t... I>
 constexpr bool invocable_with_indices(std::index_sequence<I...>) {
   return std::is_invocable_v<const F&, decltype(index_t(I))...>;
 }
+/// T, or what f returns for n indices when T is void.
+template <class T, class F, int n>
+struct function_value {
+  using type = T;
+};
+template <class F, int n>
+struct function_value<void, F, n> {
+  using type = std::remove_cvref_t<decltype(index_call_result<F>(std::make_index_sequence<std::size_t(n)>{}))>;
+};
 /// The number of index arguments f takes (the smallest from 0 to max_rank), or -1.
 template <class F>
 constexpr int index_arity() {
@@ -333,23 +338,27 @@ constexpr int index_arity() {
 }  // namespace detail
 
 /// The array whose element at (i, j, ...) is f(i, j, ...) (NumPy's fromfunction, lazy: computed
-/// where it is read). f takes one index_t per axis (its arity must match the shape's length)
-/// and must be callable on the device for ts::cuda (a __host__ __device__ functor).
-template <class F>
+/// where it is read). f takes one index_t per axis (its arity must match the shape's length).
+/// T (the element type) and N (the arity) are deduced from f, or given where they cannot be:
+/// nvcc's extended __host__ __device__ lambdas hide both from host code, so for ts::cuda write
+/// `ts::from_function<double, 2>([] __host__ __device__ (ts::index_t i, ts::index_t j) {...}, shape)`
+/// (or pass a functor struct, whose call operator is TESSERA_HD).
+template <class T = void, int N = -1, class F>
 auto from_function(F f, const shape_t& shape, const chunks_arg& chunks = {}) {
-  constexpr int n = detail::index_arity<F>();
+  constexpr int n = N >= 0 ? N : detail::index_arity<F>();
   static_assert(n >= 0, "from_function: f must take one ts::index_t per axis (at most ts::max_rank)");
+  using R = typename detail::function_value<T, F, n>::type;
   if (int(shape.size()) != n)
     throw_invalid("from_function: f takes ", n, " indices but the shape ", shape, " has ", shape.size(), " axes");
-  using G = generators::index_function<F, n>;
+  using G = generators::index_function<F, n, R>;
   G g{f, {}};
   for (int d = 0; d < n; ++d) g.shape[d] = shape[std::size_t(d)];
-  return generated<G>(g, chunk_grid::make(shape, chunks, sizeof(typename G::value_type)));
+  return generated<G>(g, chunk_grid::make(shape, chunks, sizeof(R)));
 }
 /// NumPy's spelling.
-template <class F>
+template <class T = void, int N = -1, class F>
 auto fromfunction(F f, const shape_t& shape, const chunks_arg& chunks = {}) {
-  return from_function(std::move(f), shape, chunks);
+  return from_function<T, N>(std::move(f), shape, chunks);
 }
 
 }  // namespace tessera
