@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <vector>
@@ -392,6 +393,99 @@ TEMPLATE_TEST_CASE("Kolmogorov-Smirnov: uniform, normal, exponential", "[random]
   CHECK(d > ks_critical);
 }
 
+TEMPLATE_TEST_CASE("NumPy Generator distributions: KS against closed-form CDFs, moments, chi-square of pmfs",
+                   "[random]", TESSERA_TEST_BACKENDS) {
+  using P = TestType;
+  auto g = tr::default_rng(2718);
+  const index_t n = 400'000;
+  const double pi = 3.141592653589793;
+  auto ks = [&](const char* what, const auto& arr, auto cdf) {
+    const double d = ks_statistic(ts::compute(arr, P{}), cdf);
+    INFO(what << " KS " << d);
+    CHECK(d < ks_critical);
+  };
+  auto c01 = [](double x) { return std::min(1.0, std::max(0.0, x)); };
+  ks("beta(0.5, 0.5) (arcsine; Johnk)", g.beta(0.5, 0.5, {n}, {100000}), [&](double x) { return c01(2 / pi * std::asin(std::sqrt(c01(x)))); });
+  ks("beta(2, 3) (gammas)", g.beta<float>(2, 3, {n}, {100000}), [&](double x) {
+    x = c01(x);
+    return 6 * x * x * (1 - x) * (1 - x) + 4 * x * x * x * (1 - x) + x * x * x * x;
+  });
+  ks("f(2, 2)", g.f(2, 2, {n}), [](double x) { return x <= 0 ? 0.0 : x / (1 + x); });
+  ks("standard_t(1)", g.standard_t(1, {n}), [&](double x) { return 0.5 + std::atan(x) / pi; });
+  ks("standard_t(2)", g.standard_t(2, {n}), [](double x) { return 0.5 + x / (2 * std::sqrt(2 + x * x)); });
+  ks("laplace(1, 2)", g.laplace(1, 2, {n}), [](double x) { return x < 1 ? 0.5 * std::exp((x - 1) / 2) : 1 - 0.5 * std::exp(-(x - 1) / 2); });
+  ks("logistic(-1, 0.5)", g.logistic(-1, 0.5, {n}), [](double x) { return 1 / (1 + std::exp(-(x + 1) / 0.5)); });
+  ks("gumbel(2, 3)", g.gumbel(2, 3, {n}), [](double x) { return std::exp(-std::exp(-(x - 2) / 3)); });
+  ks("weibull(1.5)", g.weibull(1.5, {n}), [](double x) { return x <= 0 ? 0.0 : -std::expm1(-std::pow(x, 1.5)); });
+  ks("pareto(3)", g.pareto(3, {n}), [](double x) { return x <= 0 ? 0.0 : 1 - std::pow(1 + x, -3.0); });
+  ks("rayleigh(2)", g.rayleigh<float>(2, {n}), [](double x) { return x <= 0 ? 0.0 : -std::expm1(-x * x / 8); });
+  ks("power(2.5)", g.power(2.5, {n}), [&](double x) { return std::pow(c01(x), 2.5); });
+  ks("standard_cauchy", g.standard_cauchy({n}), [&](double x) { return 0.5 + std::atan(x) / pi; });
+  ks("triangular(-1, 0.5, 2)", g.triangular(-1, 0.5, 2, {n}), [&](double x) {
+    if (x <= -1) return 0.0;
+    if (x >= 2) return 1.0;
+    return x <= 0.5 ? (x + 1) * (x + 1) / (3 * 1.5) : 1 - (2 - x) * (2 - x) / (3 * 1.5);
+  });
+  ks("wald(2, 3)", g.wald(2, 3, {n}), [](double x) {
+    if (x <= 0) return 0.0;
+    const double r = std::sqrt(3 / x);
+    return normal_cdf(r * (x / 2 - 1)) + std::exp(2 * 3 / 2.0) * normal_cdf(-r * (x / 2 + 1));
+  });
+  // the KS test does detect a wrong parameter at this size
+  {
+    const double d = ks_statistic(ts::compute(g.gumbel(2.05, 3, {n}), P{}), [](double x) { return std::exp(-std::exp(-(x - 2) / 3)); });
+    INFO("shifted gumbel KS " << d);
+    CHECK(d > ks_critical);
+  }
+  // Discrete: Pearson chi-square of the counts against the pmf (bins with expectation >= 20, the
+  // tails pooled); the statistic stays below dof + 6 sqrt(2 dof) (beyond 4 standard deviations).
+  auto gof = [&](const char* what, const auto& arr, auto log_pmf) {
+    const auto v = ts::compute(arr, P{});
+    std::map<std::int64_t, double> seen;
+    for (auto k : v) seen[std::int64_t(k)] += 1;
+    std::vector<std::pair<double, double>> bins;  // (observed, expected)
+    double obs_rest = double(v.size()), exp_rest = double(v.size());
+    for (std::int64_t k = 0; k < 1'000'000; ++k) {
+      const double e = double(v.size()) * std::exp(log_pmf(double(k)));
+      if (e >= 20) {
+        bins.push_back({seen[k], e});
+        obs_rest -= seen[k];
+        exp_rest -= e;
+      } else if (!bins.empty() && e < 1e-3 && exp_rest < 1) {
+        break;
+      }
+    }
+    double chi2 = (obs_rest - exp_rest) * (obs_rest - exp_rest) / std::max(exp_rest, 1.0);
+    for (auto [o, e] : bins) chi2 += (o - e) * (o - e) / e;
+    const double dof = double(bins.size());
+    INFO(what << ": chi-square " << chi2 << " over " << dof << " bins");
+    CHECK(chi2 < dof + 6 * std::sqrt(2 * dof));
+  };
+  auto lchoose = [](double a, double b) { return std::lgamma(a + 1) - std::lgamma(b + 1) - std::lgamma(a - b + 1); };
+  gof("poisson(3) (Knuth)", g.poisson(3, {n}), [](double k) { return k * std::log(3.0) - 3 - std::lgamma(k + 1); });
+  gof("poisson(57.5) (PTRS)", g.poisson(57.5, {n}), [](double k) { return k * std::log(57.5) - 57.5 - std::lgamma(k + 1); });
+  gof("binomial(12, 0.35) (inversion)", g.binomial(12, 0.35, {n}), [&](double k) {
+    return k > 12 ? -1e300 : lchoose(12, k) + k * std::log(0.35) + (12 - k) * std::log(0.65);
+  });
+  gof("binomial(5000, 0.7) (beta splitting)", g.binomial(5000, 0.7, {n}), [&](double k) {
+    return k > 5000 ? -1e300 : lchoose(5000, k) + k * std::log(0.7) + (5000 - k) * std::log(0.3);
+  });
+  gof("geometric(0.2)", g.geometric(0.2, {n}), [](double k) { return k < 1 ? -1e300 : (k - 1) * std::log(0.8) + std::log(0.2); });
+  gof("negative_binomial(4.5, 0.4)", g.negative_binomial(4.5, 0.4, {n}), [&](double k) {
+    return std::lgamma(k + 4.5) - std::lgamma(k + 1) - std::lgamma(4.5) + 4.5 * std::log(0.4) + k * std::log(0.6);
+  });
+  // edge parameters
+  CHECK(ts::amax(g.poisson(0, {1000})).item(P{}) == 0);
+  CHECK(ts::amin(g.binomial(7, 1.0, {1000})).item(P{}) == 7);
+  CHECK(ts::amax(g.geometric(1.0, {1000})).item(P{}) == 1);
+  // chunk and thread invariance: the same values, bitwise, for another chunking
+  auto g2 = tr::default_rng(31), g3 = tr::default_rng(31);
+  CHECK(testing::bitwise_equal_arrays(ts::compute(g2.binomial(100000, 0.3, {3000}, {7}), P{}),
+                                      ts::compute(g3.binomial(100000, 0.3, {3000}, {1000}), P{})));
+  CHECK(testing::bitwise_equal_arrays(ts::compute(g2.beta(0.3, 0.7, {50, 60}, {7, 9}), P{}),
+                                      ts::compute(g3.beta(0.3, 0.7, {50, 60}, {50, 1}), P{})));
+}
+
 TEMPLATE_TEST_CASE("integers: chi-square uniformity and no modulo bias", "[random]", TESSERA_TEST_BACKENDS) {
   using P = TestType;
   auto g = tr::default_rng(4242);
@@ -608,5 +702,17 @@ TEST_CASE("invalid parameters throw std::invalid_argument naming the value", "[r
   throws_with([&] { g.integers<int>(5, 5, {3}); }, "5");
   throws_with([&] { g.integers<std::uint8_t>(0, 257, {3}); }, "257");
   throws_with([&] { g.integers<std::uint8_t>(-1, 10, {3}); }, "-1");
+  throws_with([&] { g.beta(0, 1, {3}); }, "a (0)");
+  throws_with([&] { g.f(1, -2, {3}); }, "dfden (-2)");
+  throws_with([&] { g.standard_t(nan, {3}); }, "df (nan)");
+  throws_with([&] { g.poisson(-1, {3}); }, "lam (-1)");
+  throws_with([&] { g.binomial(-3, 0.5, {3}); }, "n (-3)");
+  throws_with([&] { g.binomial(3, 1.5, {3}); }, "p (1.5)");
+  throws_with([&] { g.negative_binomial(2, 0, {3}); }, "p (0)");
+  throws_with([&] { g.geometric(0, {3}); }, "p (0)");
+  throws_with([&] { g.laplace(0, -1, {3}); }, "scale (-1)");
+  throws_with([&] { g.pareto(0, {3}); }, "a (0)");
+  throws_with([&] { g.triangular(0, 2, 1, {3}); }, "0, 2, 1");
+  throws_with([&] { g.wald(1, 0, {3}); }, "scale (0)");
   CHECK(g.stream() == 0);
 }

@@ -317,17 +317,32 @@ struct gamma_dist {
   static constexpr int max_attempts = 20;
   double shape = 1, scale = 1, d = 2.0 / 3, c = 0;  // d = k' - 1/3, c = 1 / sqrt(9 d)
   bool boost = false;                               // shape < 1
-  TESSERA_HD double sample(const u32x4& a0, const site& s) const {
+  /// The parameters for shape k >= 0 and scale theta >= 0.
+  TESSERA_HD static gamma_dist of(double k, double theta) {
+    gamma_dist g;
+    g.shape = k;
+    g.scale = theta;
+    g.boost = k < 1;
+    g.d = (g.boost ? k + 1 : k) - 1.0 / 3;
+    g.c = 1 / math::sqrt(9 * g.d);
+    return g;
+  }
+  /// Retry sub-streams 1 .. 39 (and the element's own block w); sample_at(s, base) uses
+  /// base .. base + 39 instead, so a distribution built from several gammas gives each its own.
+  TESSERA_HD double sample(const u32x4& a0, const site& s) const { return draw(&a0, s, 0); }
+  TESSERA_HD double sample_at(const site& s, std::uint64_t base) const { return draw(nullptr, s, base); }
+
+ private:
+  TESSERA_HD double draw(const u32x4* first, const site& s, std::uint64_t base) const {
     if (shape == 0 || scale == 0) return 0.0;
-    u32x4 a = a0;
     for (int j = 0; j < max_attempts; ++j) {
-      if (j > 0) a = s.retry(std::uint64_t(2 * j));
+      const u32x4 a = j == 0 && first ? *first : s.retry(base + std::uint64_t(2 * j));
       double x, unused;
       conv::box_muller(a.v[0], a.v[1], a.v[2], a.v[3], x, unused);
       const double t = math::fmad(c, x, 1.0);
       if (!(t > 0)) continue;
       const double v = t * t * t;
-      const u32x4 b = s.retry(std::uint64_t(2 * j + 1));
+      const u32x4 b = s.retry(base + std::uint64_t(2 * j + 1));
       const double u = conv::u53_open0(b.v[0], b.v[1]);
       // accept iff log u < x^2 / 2 + d (1 - v + log v)
       const double rhs = math::fmad(0.5 * x, x, d * ((1.0 - v) + math::log(v)));
@@ -339,6 +354,8 @@ struct gamma_dist {
     }
     return d * scale;
   }
+
+ public:
   TESSERA_HD T element(const u32x4& w, int, const site& s) const { return T(sample(w, s)); }
 };
 

@@ -11,6 +11,7 @@
 #include "../core/errors.hpp"
 #include "../nodes/generated.hpp"
 #include "conversions.hpp"
+#include "compound.hpp"
 #include "distributions.hpp"
 #include "philox_array.hpp"
 
@@ -105,13 +106,7 @@ class generator {
     static_assert(std::is_floating_point_v<T>, "gamma<T>: T must be float or double");
     check_scale("gamma", "shape", shape_k);
     check_scale("gamma", "scale", scale);
-    gamma_dist<T> d;
-    d.shape = shape_k;
-    d.scale = scale;
-    d.boost = shape_k < 1;
-    d.d = (d.boost ? shape_k + 1 : shape_k) - 1.0 / 3;
-    d.c = 1 / std::sqrt(9 * d.d);
-    return draw(d, shape, chunks);
+    return draw(gamma_dist<T>::of(shape_k, scale), shape, chunks);
   }
 
   /// Exponential with scale 1 (NumPy's standard_exponential).
@@ -136,6 +131,115 @@ class generator {
     if (!(df > 0) || !std::isfinite(df))
       throw_invalid("chisquare: df (", df, ") must be finite and > 0");
     return gamma<T>(df / 2, 2.0, shape, chunks);
+  }
+
+  /// Beta(a, b), a > 0 and b > 0.
+  template <class T = double>
+  random_array<beta_dist<T>> beta(double a, double b, const shape_t& shape, const chunks_arg& chunks = {}) {
+    static_assert(std::is_floating_point_v<T>, "beta<T>: T must be float or double");
+    check_positive("beta", "a", a);
+    check_positive("beta", "b", b);
+    return draw(beta_dist<T>{a, b}, shape, chunks);
+  }
+  /// F distribution with dfnum > 0 and dfden > 0 degrees of freedom.
+  template <class T = double>
+  random_array<f_dist<T>> f(double dfnum, double dfden, const shape_t& shape, const chunks_arg& chunks = {}) {
+    static_assert(std::is_floating_point_v<T>, "f<T>: T must be float or double");
+    check_positive("f", "dfnum", dfnum);
+    check_positive("f", "dfden", dfden);
+    return draw(f_dist<T>{gamma_dist<double>::of(dfnum / 2, 2 / dfnum), gamma_dist<double>::of(dfden / 2, 2 / dfden)},
+                shape, chunks);
+  }
+  /// Student's t with df > 0 degrees of freedom.
+  template <class T = double>
+  random_array<standard_t_dist<T>> standard_t(double df, const shape_t& shape, const chunks_arg& chunks = {}) {
+    static_assert(std::is_floating_point_v<T>, "standard_t<T>: T must be float or double");
+    check_positive("standard_t", "df", df);
+    return draw(standard_t_dist<T>{df, gamma_dist<double>::of(df / 2, 1.0)}, shape, chunks);
+  }
+  /// Poisson(lam) counts as int64, lam >= 0.
+  random_array<poisson_dist> poisson(double lam, const shape_t& shape, const chunks_arg& chunks = {}) {
+    if (!(lam >= 0) || !(lam < 1e18)) throw_invalid("poisson: lam (", lam, ") must be >= 0 and below 1e18");
+    return draw(poisson_dist{lam}, shape, chunks);
+  }
+  /// Binomial(n, p) counts as int64: n >= 0 trials of probability p in [0, 1].
+  random_array<binomial_dist> binomial(std::int64_t n, double p, const shape_t& shape, const chunks_arg& chunks = {}) {
+    if (n < 0) throw_invalid("binomial: n (", n, ") must be >= 0");
+    if (!(p >= 0 && p <= 1)) throw_invalid("binomial: p (", p, ") must be in [0, 1]");
+    return draw(binomial_dist{n, p}, shape, chunks);
+  }
+  /// Negative binomial(n, p) as int64 (failures before the n-th success): n > 0, p in (0, 1].
+  random_array<negative_binomial_dist> negative_binomial(double n, double p, const shape_t& shape,
+                                                         const chunks_arg& chunks = {}) {
+    check_positive("negative_binomial", "n", n);
+    if (!(p > 0 && p <= 1)) throw_invalid("negative_binomial: p (", p, ") must be in (0, 1]");
+    return draw(negative_binomial_dist{gamma_dist<double>::of(n, (1 - p) / p)}, shape, chunks);
+  }
+  /// Geometric(p) on 1, 2, ... (trials to the first success) as int64, p in (0, 1].
+  random_array<geometric_dist> geometric(double p, const shape_t& shape, const chunks_arg& chunks = {}) {
+    if (!(p > 0 && p <= 1)) throw_invalid("geometric: p (", p, ") must be in (0, 1]");
+    return draw(geometric_dist{std::log1p(-p), p == 1}, shape, chunks);
+  }
+  /// Laplace(loc, scale), scale >= 0.
+  template <class T = double>
+  random_array<simple_dist<T>> laplace(double loc, double scale, const shape_t& shape, const chunks_arg& chunks = {}) {
+    return two_parameter<T>(simple_kind::laplace, "laplace", loc, scale, shape, chunks);
+  }
+  /// Logistic(loc, scale), scale >= 0.
+  template <class T = double>
+  random_array<simple_dist<T>> logistic(double loc, double scale, const shape_t& shape, const chunks_arg& chunks = {}) {
+    return two_parameter<T>(simple_kind::logistic, "logistic", loc, scale, shape, chunks);
+  }
+  /// Gumbel(loc, scale), scale >= 0.
+  template <class T = double>
+  random_array<simple_dist<T>> gumbel(double loc, double scale, const shape_t& shape, const chunks_arg& chunks = {}) {
+    return two_parameter<T>(simple_kind::gumbel, "gumbel", loc, scale, shape, chunks);
+  }
+  /// Weibull with shape a >= 0 (scale 1).
+  template <class T = double>
+  random_array<simple_dist<T>> weibull(double a, const shape_t& shape, const chunks_arg& chunks = {}) {
+    check_scale("weibull", "a", a);
+    return draw(simple_dist<T>{simple_kind::weibull, a, 1, 0}, shape, chunks);
+  }
+  /// Pareto II (Lomax) with shape a > 0, as NumPy's pareto.
+  template <class T = double>
+  random_array<simple_dist<T>> pareto(double a, const shape_t& shape, const chunks_arg& chunks = {}) {
+    check_positive("pareto", "a", a);
+    return draw(simple_dist<T>{simple_kind::pareto, a, 1, 0}, shape, chunks);
+  }
+  /// Rayleigh(scale), scale >= 0.
+  template <class T = double>
+  random_array<simple_dist<T>> rayleigh(double scale, const shape_t& shape, const chunks_arg& chunks = {}) {
+    check_scale("rayleigh", "scale", scale);
+    return draw(simple_dist<T>{simple_kind::rayleigh, 0, scale, 0}, shape, chunks);
+  }
+  /// Power distribution with exponent a > 0 (on [0, 1]).
+  template <class T = double>
+  random_array<simple_dist<T>> power(double a, const shape_t& shape, const chunks_arg& chunks = {}) {
+    check_positive("power", "a", a);
+    return draw(simple_dist<T>{simple_kind::power, a, 1, 0}, shape, chunks);
+  }
+  /// Standard Cauchy (a ratio of two independent normals).
+  template <class T = double>
+  random_array<simple_dist<T>> standard_cauchy(const shape_t& shape, const chunks_arg& chunks = {}) {
+    return draw(simple_dist<T>{simple_kind::cauchy, 0, 1, 0}, shape, chunks);
+  }
+  /// Triangular on [left, right] with the mode in between (left < right).
+  template <class T = double>
+  random_array<simple_dist<T>> triangular(double left, double mode, double right, const shape_t& shape,
+                                          const chunks_arg& chunks = {}) {
+    check_finite("triangular", "left", left);
+    check_finite("triangular", "right", right);
+    if (!(left <= mode && mode <= right) || !(left < right))
+      throw_invalid("triangular: need left <= mode <= right and left < right; got ", left, ", ", mode, ", ", right);
+    return draw(simple_dist<T>{simple_kind::triangular, left, mode, right}, shape, chunks);
+  }
+  /// Wald (inverse Gaussian) with mean > 0 and scale > 0.
+  template <class T = double>
+  random_array<simple_dist<T>> wald(double mean, double scale, const shape_t& shape, const chunks_arg& chunks = {}) {
+    check_positive("wald", "mean", mean);
+    check_positive("wald", "scale", scale);
+    return draw(simple_dist<T>{simple_kind::wald, mean, scale, 0}, shape, chunks);
   }
 
   /// Bernoulli(p) as bool.
@@ -198,6 +302,17 @@ class generator {
  private:
   static void check_finite(const char* fn, const char* what, double v) {
     if (!std::isfinite(v)) throw_invalid(fn, ": ", what, " (", v, ") must be finite");
+  }
+  static void check_positive(const char* fn, const char* what, double v) {
+    if (!(v > 0) || !std::isfinite(v)) throw_invalid(fn, ": ", what, " (", v, ") must be finite and > 0");
+  }
+  template <class T>
+  random_array<simple_dist<T>> two_parameter(simple_kind k, const char* fn, double loc, double scale,
+                                             const shape_t& shape, const chunks_arg& chunks) {
+    static_assert(std::is_floating_point_v<T>, "T must be float or double");
+    check_finite(fn, "loc", loc);
+    check_scale(fn, "scale", scale);
+    return draw(simple_dist<T>{k, loc, scale, 0}, shape, chunks);
   }
   static void check_scale(const char* fn, const char* what, double v) {
     if (!(v >= 0) || !std::isfinite(v))
