@@ -61,7 +61,50 @@ void nan_cases(case_writer<P>& w, std::mt19937_64& rng) {
   run("nanmax", ts::nanmax(x, o), ts::nanmax(x, axes, o));
 }
 
+/// Scans along a random axis (and of the flattened array): NumPy's sequential results, to the bit.
+template <class T, class P>
+void scan_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  auto shape = random_shape(rng, 1, 3, 7);
+  const int r = int(shape.size());
+  auto x = ts::from_xtensor(holey_data<T>(rng, shape), random_chunks(rng, shape));
+  const auto ix = w.input(x);
+  const ts::index_t ax = ts::index_t(rng() % unsigned(r)) - (rng() % 2 ? r : 0);
+  const std::string p = std::to_string(ax);
+  w.add("cumsum", ts::cumsum(x, ax), {ix}, p);
+  w.add("cumprod", ts::cumprod(x, ax), {ix}, p);
+  w.add("nancumsum", ts::nancumsum(x, ax), {ix}, p);
+  w.add("nancumprod", ts::nancumprod(x, ax), {ix}, p);
+  w.add("cumsum", ts::cumsum(x), {ix});
+  // a scan inside an expression, and of an expression
+  w.add("cumsum_twice", ts::cumsum(ts::cumsum(x, ax) * 2, ax), {ix}, p);
+}
+
 }  // namespace
+
+TEMPLATE_TEST_CASE("cumulative sums and products agree with NumPy run at test time, bitwise",
+                   "[reduce][scan][numpy]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  check_against_numpy(pol, 1811, 6, 0, [&](case_writer<TestType>& w, std::mt19937_64& rng) {
+    scan_cases<double>(w, rng);
+    scan_cases<float>(w, rng);
+    scan_cases<std::int32_t>(w, rng);
+    scan_cases<std::uint8_t>(w, rng);
+    scan_cases<bool>(w, rng);
+  });
+  // chunks and task counts: one task per chunk, the result keeps the input's chunks
+  auto a = ts::from_xtensor(xt::xarray<double>{{1, 2, 3}, {4, 5, 6}}, {1, 2});
+  auto c = ts::cumsum(a, 1);
+  CHECK(c.chunks() == a.chunks());
+  CHECK(ts::task_count(c) == 4 + 4);
+  CHECK(bool(ts::compute(c, pol) == xt::xarray<double>{{1, 3, 6}, {4, 9, 15}}));
+  CHECK(bool(ts::compute(ts::cumprod(a, 0), pol) == xt::xarray<double>{{1, 2, 3}, {4, 10, 18}}));
+  try {
+    (void)ts::cumsum(a, 2);
+    FAIL("no exception");
+  } catch (const ts::invalid_argument& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("axis 2 is out of range"));
+  }
+}
 
 TEMPLATE_TEST_CASE("nan reductions agree with NumPy run at test time", "[reduce][nan][numpy]",
                    TESSERA_TEST_BACKENDS) {

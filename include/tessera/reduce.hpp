@@ -8,3 +8,4 @@
 #include "reduce/custom.hpp"
 #include "reduce/nan_reductions.hpp"
 #include "reduce/average.hpp"
+#include "reduce/scan.hpp"

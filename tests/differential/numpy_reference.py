@@ -152,6 +152,15 @@ def manipulation(func, param, xs):
         return np.average(xs[0], axis=ax, weights=w)
     if func in ("outer", "vdot"):
         return np.asarray(getattr(np, func)(xs[0], xs[1]))
+    if func in ("cumsum", "cumprod", "nancumsum", "nancumprod", "cumsum_twice"):
+        ax = int(param) if param != "-" else None
+        x = xs[0]
+        if x.dtype == np.bool_ and func != "cumsum":
+            x = x.astype(np.int64)  # NumPy: bool products and nan-scans in the default int
+        if func == "cumsum_twice":
+            c = np.cumsum(x, axis=ax)
+            return np.cumsum(c * c.dtype.type(2), axis=ax)
+        return getattr(np, func)(x, axis=ax)
     if func == "ravel":
         return np.ravel(xs[0])
     if func == "repeat":  # repeats[,axis]

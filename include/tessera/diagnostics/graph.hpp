@@ -254,6 +254,8 @@ void for_each_operand(const X& x, F&& f) {
     }
   } else if constexpr (requires { x.child(); }) {
     f(x.child());
+  } else if constexpr (requires { x.for_each_part(f); }) {
+    x.for_each_part(f);
   }
 }
 
@@ -340,9 +342,27 @@ template <std::size_t... I, class... A>
 struct pack_holds_reduction<pack_of<std::index_sequence<I...>, A...>> {
   static constexpr bool value = (holds_reduction<A>() || ...);
 };
+/// Nodes other than reductions that run a stage of their own when lowered (scans): they say
+/// how many task batches and tasks it runs.
+template <class N>
+concept staged_node = requires(const N& x) {
+  N::runs_stage;
+  x.stage_count();
+  x.stage_tasks();
+};
+/// Nodes with a run-time list of operands (concatenate): their operand types as a tuple.
+template <class N>
+concept listed_operands = requires { typename N::operand_types; };
+template <class T>
+struct tuple_holds_reduction;
+template <class... A>
+struct tuple_holds_reduction<std::tuple<A...>> {
+  static constexpr bool value = (holds_reduction<A>() || ...);
+};
 template <class N>
 constexpr bool holds_reduction() {
-  if constexpr (is_reduction_node<N>::value) return true;
+  if constexpr (is_reduction_node<N>::value || staged_node<N>) return true;
+  else if constexpr (listed_operands<N>) return tuple_holds_reduction<typename N::operand_types>::value;
   else if constexpr (requires(const N& x) { x.operands(); })
     return pack_holds_reduction<std::remove_cvref_t<decltype(std::declval<const N&>().operands())>>::value;
   else if constexpr (requires(const N& x) { x.child(); })
@@ -358,6 +378,8 @@ index_t inner_stages(const X& x) {
     return 0;
   } else if constexpr (is_reduction_node<N>::value) {  // an empty result runs no folds
     return (x.grid().size() > 0 ? 1 : 0) + inner_stages(x.child());
+  } else if constexpr (staged_node<N>) {
+    return x.stage_count() + inner_stages(x.child());
   } else {
     index_t n = 0;
     for_each_operand(x, [&](const auto& a) { n += inner_stages(a); });
@@ -372,6 +394,8 @@ index_t inner_tasks(const X& x) {
   } else if constexpr (is_reduction_node<N>::value) {
     return (x.grid().size() > 0 ? reduction_plan(x.child().grid(), x.spec()).tasks() : 0) +
            inner_tasks(x.child());
+  } else if constexpr (staged_node<N>) {
+    return x.stage_tasks() + inner_tasks(x.child());
   } else {
     index_t n = 0;
     for_each_operand(x, [&](const auto& a) { n += inner_tasks(a); });

@@ -9,6 +9,10 @@
 // top-level calls (compute, persist) open an observation: progress, on_chunk_done and traces
 // cover all of a call's stages with no code here.
 #pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
 #include <xtensor/xarray.hpp>
 
 #include "../core/expression.hpp"
@@ -141,6 +145,66 @@ auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec
     }
     env.then([&tree, &finish, t] { tree.deliver(t, finish); });
   });
+  return out;
+}
+
+/// Runs a scan (reduce/scan.hpp) of the lowered expression `e` along `axis` into the backend's
+/// storage (same grid): for each chunk position i along the axis, one batch of tasks (one per
+/// column of chunks across the other axes) evaluates its chunk to host memory, and a then()
+/// callback scans it from the running values of the column's chunk at i - 1 and writes it.
+template <execution_policy P, class Op, class E>
+auto execute_scan(const P& pol, const E& e, const Op& op, int axis) {
+  using B = backend<P>;
+  using T = typename E::value_type;
+  using R = typename Op::result_type;
+  const chunk_grid& g = e.grid();
+  auto out = B::template make_array<R>(pol, g);
+  if (g.size() == 0) return out;
+  const shape_t nb = g.numblocks();
+  const index_t na = nb[std::size_t(axis)];
+  index_t step = 1;  // flat block id step along the axis
+  for (std::size_t d = std::size_t(axis) + 1; d < nb.size(); ++d) step *= nb[d];
+  std::vector<index_t> column;  // flat block id of each column's first chunk
+  for (index_t b = 0; b < g.block_count(); ++b)
+    if (g.block_index(b)[axis] == 0) column.push_back(b);
+  struct running {
+    std::vector<R> value;  // the column's cross-section after the chunks scanned so far
+    bool started = false;
+  };
+  std::vector<running> run(column.size());
+  for (index_t i = 0; i < na; ++i) {
+    auto box_of = [&g, &column, i, step](index_t c) { return g.block_box(column[std::size_t(c)] + i * step); };
+    auto tasks = detail::make_tasks(e, index_t(column.size()), box_of);
+    auto out_bytes = [&box_of](index_t c) { return box_of(c).count() * index_t(sizeof(T)); };
+    detail::run_tasks(pol, tasks, std::string(Op::name), out_bytes, [&, i](auto& env, index_t c) {
+      const box bx = box_of(c);
+      if (bx.count() == 0) return;
+      std::shared_ptr<T[]> buf(new T[std::size_t(bx.count())]);  // (vector<bool> has no data())
+      auto acc = e.bind(bx, env.context());
+      B::eval_to_host(env, acc, bx, buf.get(), tessera::row_major_strides(bx));
+      env.then([&, buf, bx, c, i] {
+        index_t outer = 1, inner = 1;
+        for (int d = 0; d < axis; ++d) outer *= bx.extent(d);
+        for (int d = axis + 1; d < bx.rank(); ++d) inner *= bx.extent(d);
+        const index_t len = bx.extent(axis);
+        running& r = run[std::size_t(c)];
+        if (r.value.empty()) r.value.resize(std::size_t(outer * inner));
+        B::write_block(pol, out, column[std::size_t(c)] + i * step, [&](R* dst) {
+          const T* x = buf.get();
+          for (index_t o = 0; o < outer; ++o)
+            for (index_t j = 0; j < len; ++j) {
+              const index_t row = (o * len + j) * inner;
+              R* a = r.value.data() + o * inner;
+              if (j == 0 && !r.started)
+                for (index_t k = 0; k < inner; ++k) dst[row + k] = a[k] = op.first(x[row + k]);
+              else
+                for (index_t k = 0; k < inner; ++k) dst[row + k] = a[k] = op.step(a[k], x[row + k]);
+            }
+        });
+        r.started = true;
+      });
+    });
+  }
   return out;
 }
 

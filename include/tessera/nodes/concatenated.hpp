@@ -43,6 +43,7 @@ class concatenated : public expression<concatenated<C...>> {
  public:
   using value_type = typename detail::promote_all<typename C::value_type...>::type;
   using parts_type = std::tuple<std::vector<C>...>;
+  using operand_types = std::tuple<C...>;  // diagnostics/graph.hpp
 
   /// `order` lists the children in output order as (type, index in that type's list).
   concatenated(parts_type parts, const std::vector<std::pair<int, std::size_t>>& order, index_t axis)
@@ -96,6 +97,12 @@ class concatenated : public expression<concatenated<C...>> {
   const chunk_grid& grid() const { return grid_; }
   const parts_type& parts() const { return parts_; }
   int axis() const { return layout_->axis; }
+  /// f(child) for every child in output order (diagnostics/graph.hpp: for_each_operand).
+  template <class F>
+  void for_each_part(F&& f) const {
+    for (const auto& pc : layout_->pieces)
+      visit_part(pc.type, pc.index, f, std::index_sequence_for<C...>{});
+  }
 
   template <class P>
   decltype(auto) lower(const P& p) const {
@@ -121,6 +128,10 @@ class concatenated : public expression<concatenated<C...>> {
   concatenated(parts_type parts, const concatenated<D...>& like)
       : parts_(std::move(parts)), layout_(like.layout_), grid_(like.grid_) {}
 
+  template <class F, std::size_t... I>
+  void visit_part(int type, std::size_t index, F& f, std::index_sequence<I...>) const {
+    ((type == int(I) ? (void)f(std::get<I>(parts_)[index]) : (void)0), ...);
+  }
   template <class P, class Out, std::size_t... I>
   void lower_each(const P& p, Out& out, std::index_sequence<I...>) const {
     ((std::get<I>(out).reserve(std::get<I>(parts_).size()),
