@@ -467,3 +467,135 @@ TEMPLATE_TEST_CASE("svd and svd_compressed name NaN and infinite input", "[linal
   auto r = ts::linalg::svd(ts::from_xtensor(ok, {20, 7}), pol);
   CHECK(std::isfinite(ts::compute(r.s)(0)));
 }
+
+TEMPLATE_TEST_CASE("solve, inv, cholesky, solve_triangular, lu, lstsq: identities on random matrices",
+                   "[linalg][solve]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  namespace la = ts::linalg;
+  const auto seed = test_seed(6107);
+  std::mt19937_64 rng(seed);
+  auto err = [](const xt::xarray<double>& a, const xt::xarray<double>& b) {
+    return fro(xt::xarray<double>(a - b)) / std::max(1.0, fro(b));
+  };
+  for (int it = 0; it < test_iterations(8); ++it) {
+    const index_t n = 1 + index_t(rng() % 30), k = 1 + index_t(rng() % 4);
+    INFO("seed " << seed << " iteration " << it << " n " << n << " k " << k);
+    // well conditioned: random + n I; symmetric positive definite: m m' + n I
+    xt::xarray<double> m = testing::random_data<double>(rng, {n, n});
+    xt::xarray<double> da = m + double(n) * 10 * eye(std::size_t(n));
+    xt::xarray<double> spd = mm(m, m, false, true) + double(n) * eye(std::size_t(n));
+    xt::xarray<double> db = testing::random_data<double>(rng, {n, k});
+    auto a = ts::from_xtensor(da, random_chunks(rng, {n, n}));
+    auto b = ts::from_xtensor(db, random_chunks(rng, {n, k}));
+    auto x = la::solve(a, b, pol);
+    CHECK(x.chunks()[0] == a.chunks()[0]);
+    CHECK(err(mm(da, ts::compute(x)), db) < 1e-12);
+    auto b1 = ts::view(b, ts::all(), 0);  // a 1-d right-hand side
+    auto x1 = ts::compute(la::solve(a, b1, pol));
+    CHECK(x1.dimension() == 1);
+    CHECK(err(mm(da, xt::xarray<double>(xt::reshape_view(x1, {std::size_t(n), std::size_t(1)}))),
+              xt::xarray<double>(xt::reshape_view(xt::xarray<double>(ts::compute(b1)), {std::size_t(n), std::size_t(1)}))) < 1e-12);
+    CHECK(err(mm(da, ts::compute(la::inv(a, pol))), eye(std::size_t(n))) < 1e-12);
+    auto s = ts::from_xtensor(spd, a.chunks());
+    auto u = ts::compute(la::cholesky(s, false, pol)), l = ts::compute(la::cholesky(s, true, pol));
+    CHECK(err(mm(u, u, true, false), spd) < 1e-13);
+    CHECK(err(mm(l, l, false, true), spd) < 1e-13);
+    CHECK(bool(xt::triu(u) == u));
+    CHECK(bool(xt::tril(l) == l));
+    auto y = ts::compute(la::solve_triangular(ts::from_xtensor(u, {3, 3}), b, false, pol));
+    CHECK(err(mm(u, y), db) < 1e-12);
+    auto z = ts::compute(la::solve_triangular(ts::from_xtensor(l, {3, 3}), b, true, pol));
+    CHECK(err(mm(l, z), db) < 1e-12);
+    auto [p, lo, up] = la::lu(a, pol);
+    auto dp = ts::compute(p), dl = ts::compute(lo), du = ts::compute(up);
+    CHECK(err(mm(dp, mm(dl, du)), da) < 1e-13);
+    CHECK(bool(xt::triu(du) == du));
+    for (index_t i = 0; i < n; ++i) CHECK(dl(std::size_t(i), std::size_t(i)) == 1.0);
+    // lstsq of a tall system: the normal equations a' (a x - b) = 0 hold; residuals = |a x - b|^2
+    const index_t rows = n + index_t(rng() % 40);
+    xt::xarray<double> dt = testing::random_data<double>(rng, {rows, n}) + 0.1;
+    xt::xarray<double> dy = testing::random_data<double>(rng, {rows, k});
+    auto t = ts::from_xtensor(dt, random_chunks(rng, {rows, n}));
+    auto yv = ts::from_xtensor(dy, random_chunks(rng, {rows, k}));
+    auto fit = la::lstsq(t, yv, pol);
+    auto dx = ts::compute(fit.x);
+    xt::xarray<double> r = mm(dt, dx) - dy;
+    CHECK(fro(mm(dt, r, true, false)) < 1e-9 * std::max(1.0, fro(dt) * fro(dy)));
+    CHECK(fit.rank == n);
+    if (rows > n) {
+      auto res = ts::compute(fit.residuals);
+      for (index_t j = 0; j < k; ++j) {
+        double want = 0;
+        for (index_t i = 0; i < rows; ++i) want += r(std::size_t(i), std::size_t(j)) * r(std::size_t(i), std::size_t(j));
+        CHECK(std::abs(res(std::size_t(j)) - want) <= 1e-9 * std::max(1.0, want));
+      }
+    }
+  }
+  // errors name the value
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  };
+  auto sing = ts::from_xtensor(xt::xarray<double>{{1, 2}, {2, 4}});
+  auto rhs = ts::from_xtensor(xt::xarray<double>{1, 1});
+  CHECK_THAT(message([&] { (void)la::solve(sing, rhs, pol); }), Catch::Contains("singular (U[1, 1] is 0)"));
+  CHECK_THAT(message([&] { (void)la::inv(sing, pol); }), Catch::Contains("singular"));
+  CHECK_THAT(message([&] { (void)la::cholesky(ts::from_xtensor(xt::xarray<double>{{1, 2}, {2, 1}}), false, pol); }),
+             Catch::Contains("leading minor of order 2"));
+  CHECK_THAT(message([&] { (void)la::solve(ts::zeros<double>({2, 3}), rhs, pol); }), Catch::Contains("square 2-D matrix, got shape (2, 3)"));
+  CHECK_THAT(message([&] { (void)la::solve(sing, ts::zeros<double>({3}), pol); }), Catch::Contains("b of shape (3,)"));
+  CHECK_THAT(message([&] { (void)la::lstsq(ts::zeros<double>({2, 3}), rhs, pol); }), Catch::Contains("fewer rows than columns"));
+}
+
+TEMPLATE_TEST_CASE("norm: every ord against direct sums and the singular values", "[linalg][norm]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  namespace la = ts::linalg;
+  const auto seed = test_seed(6211);
+  std::mt19937_64 rng(seed);
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int it = 0; it < test_iterations(6); ++it) {
+    const index_t m = 1 + index_t(rng() % 20), n = 1 + index_t(rng() % 20);
+    INFO("seed " << seed << " iteration " << it << " shape " << m << " x " << n);
+    xt::xarray<double> d = testing::random_data<double>(rng, {m, n});
+    auto a = ts::from_xtensor(d, random_chunks(rng, {m, n}));
+    auto one = [&](auto v) { return ts::compute(v)(); };
+    auto close = [](double x, double y) { return std::abs(x - y) <= 1e-12 * std::max(1.0, std::abs(y)); };
+    xt::xarray<double> ad = xt::abs(d);
+    CHECK(close(one(la::norm(a, {}, {}, false, pol)), fro(d)));
+    CHECK(close(one(la::norm(a, "fro", {}, false, pol)), fro(d)));
+    CHECK(close(one(la::norm(a, 1, {}, false, pol)), xt::amax(xt::sum(ad, {0}))()));
+    CHECK(close(one(la::norm(a, -1, {}, false, pol)), xt::amin(xt::sum(ad, {0}))()));
+    CHECK(close(one(la::norm(a, inf, {}, false, pol)), xt::amax(xt::sum(ad, {1}))()));
+    CHECK(close(one(la::norm(a, -inf, {}, false, pol)), xt::amin(xt::sum(ad, {1}))()));
+    auto sv = lapack_s(d);
+    double nuc = 0;
+    for (double v : sv) nuc += v;
+    CHECK(close(one(la::norm(a, 2, {}, false, pol)), sv.front()));
+    CHECK(close(one(la::norm(a, -2, {}, false, pol)), sv.back()));
+    CHECK(close(one(la::norm(a, "nuc", {}, false, pol)), nuc));
+    // vector norms along an axis, and keepdims
+    auto v1 = ts::compute(la::norm(a, 3, {1}, false, pol));
+    auto v0 = ts::compute(la::norm(a, 0, {0}, true, pol));
+    CHECK(v1.shape()[0] == std::size_t(m));
+    CHECK(v0.shape() == std::vector<std::size_t>{1, std::size_t(n)});
+    for (index_t i = 0; i < m; ++i) {
+      double s = 0;
+      for (index_t j = 0; j < n; ++j) s += std::pow(std::abs(d(std::size_t(i), std::size_t(j))), 3.0);
+      CHECK(std::abs(v1(std::size_t(i)) - std::cbrt(s)) <= 1e-12 * std::max(1.0, std::cbrt(s)));
+    }
+    for (index_t j = 0; j < n; ++j) {
+      double c = 0;
+      for (index_t i = 0; i < m; ++i) c += d(std::size_t(i), std::size_t(j)) != 0;
+      CHECK(v0(0, std::size_t(j)) == c);
+    }
+    CHECK(close(one(la::norm(ts::ravel(a), inf, {}, false, pol)), xt::amax(ad)()));
+  }
+  CHECK_THROWS_AS(la::norm(ts::zeros<double>({2, 2}), "spectral"), std::invalid_argument);
+  CHECK_THROWS_AS(la::norm(ts::zeros<double>({2, 2, 2}), 1), std::invalid_argument);
+  CHECK_THROWS_AS(la::norm(ts::zeros<double>({2, 2}), 3), std::invalid_argument);
+}

@@ -4,6 +4,7 @@
 //   auto [u, s, vt] = ts::linalg::svd(a);         auto [u, s, vt] = ts::linalg::svd(a, ts::cuda{});
 //   auto [u, s, vt] = ts::linalg::svd_compressed(a, k, {.n_power_iter = 2, .seed = 42});
 //   auto c = ts::linalg::matmul(a, b);
+//   auto x = ts::linalg::solve(a, b);  inv, cholesky, solve_triangular, lu, lstsq, norm
 // Link the CMake target tessera::linalg (and tessera::cuda for the CUDA policy). See
 // docs/linalg.md.
 #pragma once
@@ -20,3 +21,7 @@
 #include "linalg/dense_cuda.cuh"
 #include "linalg/tsqr_cuda.cuh"
 #endif
+
+// After the backends' overloads (qr for ts::cuda): lstsq and norm call them.
+#include "linalg/norm.hpp"
+#include "linalg/solve.hpp"
