@@ -10,6 +10,7 @@
 #include <string>
 
 #include <tessera/tessera.hpp>
+#include <xtensor/xadapt.hpp>
 
 #include "support/backends.hpp"
 #include "support/cases.hpp"
@@ -259,6 +260,66 @@ void product_cases(case_writer<P>& w, std::mt19937_64& rng) {
   w.add("average", ts::average(ai, w1 + std::uint8_t(1), ax), {w.input(ai), w.input(w1 + std::uint8_t(1))}, std::to_string(ax));
 }
 
+template <class T, class P>
+void indexing_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  auto shape = random_shape(rng, 1, 3, 6);
+  const int r = int(shape.size());
+  auto x = ts::from_xtensor(edgy_data<T>(rng, shape), random_chunks(rng, shape));
+  const auto ix = w.input(x);
+  const ts::index_t ax = signed_axis(rng, r);
+  const ts::index_t n = shape[std::size_t(ax < 0 ? ax + r : ax)];
+  std::vector<ts::index_t> idx;
+  for (int k = int(rng() % 8); k > 0 && n > 0; --k) idx.push_back(ts::index_t(rng() % std::uint64_t(2 * n)) - n);
+  w.add("take", ts::take(x, idx, ax), {ix}, joined(idx) + ";" + std::to_string(ax));
+  auto tk = ts::take(x, idx, ax);
+  w.add("take", ts::rechunk(tk, random_chunks(rng, tk.shape())), {ix}, joined(idx) + ";" + std::to_string(ax));
+  if (x.size() > 0) {
+    std::vector<ts::index_t> fl;
+    for (int k = int(rng() % 6); k > 0; --k) fl.push_back(ts::index_t(rng() % std::uint64_t(x.size())));
+    w.add("take", ts::take(x, fl), {ix}, joined(fl) + ";-");
+  }
+  std::vector<bool> cond;
+  std::string cp;
+  for (ts::index_t k = 0; k < n; ++k) {
+    cond.push_back(rng() % 2);
+    cp += cond.back() ? "1" : "0";
+  }
+  w.add("compress", ts::compress(cond, x, ax), {ix}, (cp.empty() ? "-" : cp) + ";" + std::to_string(ax));
+  auto mask = ts::from_xtensor(edgy_data<bool>(rng, shape), random_chunks(rng, shape));
+  const auto im = w.input(mask);
+  w.add("extract", ts::extract(mask, x), {im, ix});
+  w.add("flatnonzero", ts::flatnonzero(x), {ix});
+  w.add("argwhere", ts::argwhere(x), {ix});
+  const auto nz = ts::nonzero(x);
+  for (int d = 0; d < r; ++d) w.add("nonzero", nz[std::size_t(d)], {ix}, std::to_string(d));
+  // isin, searchsorted, digitize against small tables (NaN included for floats)
+  std::vector<T> table;
+  for (int k = int(rng() % 6); k > 0; --k) table.push_back(x.size() > 0 && rng() % 2 ? ts::compute(ts::ravel(x))(rng() % std::uint64_t(x.size())) : T(int(rng() % 7) - 3));
+  auto tab = ts::from_xtensor(xt::xarray<T>(xt::adapt(table, {table.size()})));
+  const auto it = w.input(tab);
+  const bool inv = rng() % 2;
+  w.add("isin", ts::isin(x, table, inv), {ix, it}, inv ? "1" : "0");
+  auto sorted = table;
+  std::sort(sorted.begin(), sorted.end(), [](T a, T b) { return ts::lookups::sort_less(a, b); });
+  auto srt = ts::from_xtensor(xt::xarray<T>(xt::adapt(sorted, {sorted.size()})));
+  const auto is = w.input(srt);
+  const char* side = rng() % 2 ? "right" : "left";
+  w.add("searchsorted", ts::searchsorted(sorted, x, side), {is, ix}, side);
+  if constexpr (!std::is_same_v<T, bool>) {
+    std::vector<T> bins = sorted;
+    bins.erase(std::remove_if(bins.begin(), bins.end(), [](T v) { return v != v; }), bins.end());
+    const bool dec = rng() % 2, right = rng() % 2;
+    if (dec) std::reverse(bins.begin(), bins.end());
+    auto bn = ts::from_xtensor(xt::xarray<T>(xt::adapt(bins, {bins.size()})));
+    w.add("digitize", ts::digitize(x, bins, right), {ix, w.input(bn)}, right ? "1" : "0");
+  }
+  // choose: an index array picking among three choices, broadcast
+  auto pick = ts::from_xtensor(xt::xarray<std::int32_t>(testing::random_data<std::uint8_t>(rng, shape) % std::uint8_t(3)),
+                               random_chunks(rng, shape));
+  w.add("choose", ts::choose(pick, std::tuple{x, x * T(2), ts::full<T>({}, T(1))}),
+        {w.input(pick), ix, w.input(x * T(2)), w.input(ts::full<T>({}, T(1)))});
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("concatenate, stack, block, pad, roll and tile agree with NumPy run at test time",
@@ -274,6 +335,8 @@ TEMPLATE_TEST_CASE("concatenate, stack, block, pad, roll and tile agree with Num
     diagonal_cases<std::uint16_t>(w, rng);
     diagonal_cases<bool>(w, rng);
     product_cases(w, rng);
+    indexing_cases<double>(w, rng);
+    indexing_cases<std::int16_t>(w, rng);
   });
 }
 
@@ -355,6 +418,15 @@ TEMPLATE_TEST_CASE("assembled arrays: chunks, fused use, reductions and errors",
              Catch::Contains("f takes 1 indices but the shape (2, 2) has 2 axes"));
   CHECK_THAT(message([&] { (void)ts::vdot(a, b); }), Catch::Contains("6 and 3 elements"));
   CHECK_THAT(message([&] { (void)ts::meshgrid("yx", a); }), Catch::Contains("indexing 'yx'"));
+  CHECK_THAT(message([&] { (void)ts::take(a, {0, 3}, 1); }), Catch::Contains("index 3 is out of bounds for axis 1 with size 3"));
+  CHECK_THAT(message([&] { (void)ts::take(a, {-3}, 0); }), Catch::Contains("index -3"));
+  CHECK_THAT(message([&] { (void)ts::extract(ts::view(a, 0) > 1.0, a); }), Catch::Contains("mask of shape (3,)"));
+  CHECK_THAT(message([&] { (void)ts::vindex(a, {{0}}); }), Catch::Contains("1 index arrays"));
+  CHECK_THAT(message([&] { (void)ts::compress(std::vector<bool>{1, 0, 1, 1}, a, 1); }), Catch::Contains("length 4"));
+  CHECK_THAT(message([&] { (void)ts::digitize(a, std::vector<double>{1, 3, 2}); }), Catch::Contains("monotonically"));
+  CHECK_THAT(message([&] { (void)ts::searchsorted(std::vector<double>{1}, a, "middle"); }), Catch::Contains("side 'middle'"));
+  // vindex: points
+  CHECK(bool(ts::compute(ts::vindex(a, {{1, 0, -1}, {2, 0, 1}}), pol) == xt::xarray<double>{6, 1, 5}));
   CHECK_THAT(message([&] { (void)ts::average(a, b, 1); }), Catch::Contains("weights of shape (1, 3)"));
   CHECK_THAT(message([&] { (void)ts::average(ts::zeros<double>({2, 0}), ts::zeros<double>({0}), 1); }),
              Catch::Contains("is empty"));

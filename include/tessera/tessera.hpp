@@ -29,4 +29,5 @@
 #include "diff.hpp"
 #include "meshgrid.hpp"
 #include "products.hpp"
+#include "indexing.hpp"
 #include "diagnostics/describe.hpp"

@@ -161,6 +161,27 @@ def manipulation(func, param, xs):
             c = np.cumsum(x, axis=ax)
             return np.cumsum(c * c.dtype.type(2), axis=ax)
         return getattr(np, func)(x, axis=ax)
+    if func == "take":  # indices;axis ("-": flattened)
+        idx, ax = param.split(";")
+        return np.take(xs[0], np.array(ints(idx) if idx != "-" else [], dtype=np.int64),
+                       axis=None if ax == "-" else int(ax))
+    if func == "compress":  # 0/1 string;axis
+        c, ax = param.split(";")
+        return np.compress([ch == "1" for ch in (c if c != "-" else "")], xs[0], axis=int(ax))
+    if func == "extract":
+        return xs[1][xs[0]]
+    if func in ("flatnonzero", "argwhere"):
+        return getattr(np, func)(xs[0])
+    if func == "nonzero":
+        return np.nonzero(xs[0])[int(param)]
+    if func == "isin":
+        return np.isin(xs[0], xs[1], invert=param == "1")
+    if func == "searchsorted":
+        return np.searchsorted(xs[0], xs[1], side=param)
+    if func == "digitize":
+        return np.digitize(xs[0], xs[1], right=param == "1")
+    if func == "choose":
+        return np.choose(xs[0], xs[1:], mode="clip")
     if func == "ravel":
         return np.ravel(xs[0])
     if func == "repeat":  # repeats[,axis]
