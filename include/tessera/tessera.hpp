@@ -30,4 +30,5 @@
 #include "meshgrid.hpp"
 #include "products.hpp"
 #include "indexing.hpp"
+#include "members.hpp"
 #include "diagnostics/describe.hpp"

@@ -21,6 +21,7 @@
 #pragma once
 #include <concepts>
 #include <type_traits>
+#include <vector>
 
 #include "affine_map.hpp"
 #include "grid.hpp"
@@ -61,6 +62,44 @@ struct expression : expression_tag {
   /// The single element of a one-element array.
   template <class P = host>
   auto item(const P& policy = P{}) const;
+
+  // NumPy's / Dask's array methods, each the free function of the same name with x first
+  // (defined in members.hpp, which <tessera/tessera.hpp> includes): x.persist(), x.rechunk(c),
+  // x.T(), x.transpose(), x.reshape(s), x.ravel(), x.flatten(), x.astype<U>(), and the
+  // reductions x.sum(), x.prod(), x.mean(), x.var(), x.max(), x.min(), x.argmax(),
+  // x.argmin(), x.any(), x.all(), x.cumsum(), x.cumprod() (no axes: all; one axis; a list).
+  template <class P = host>
+  auto persist(const P& policy = P{}) const;
+  template <class C>
+  auto rechunk(const C& chunks) const;
+  auto T() const;
+  auto transpose() const;
+  auto reshape(const shape_t& shape) const;
+  auto ravel() const;
+  auto flatten() const;
+  template <class U>
+  auto astype() const;
+#define TESSERA_MEMBER_REDUCTION(name)                  \
+  auto name() const;                                    \
+  auto name(index_t axis) const;                        \
+  auto name(const std::vector<index_t>& axes) const;
+  TESSERA_MEMBER_REDUCTION(sum)
+  TESSERA_MEMBER_REDUCTION(prod)
+  TESSERA_MEMBER_REDUCTION(mean)
+  TESSERA_MEMBER_REDUCTION(var)
+  TESSERA_MEMBER_REDUCTION(max)
+  TESSERA_MEMBER_REDUCTION(min)
+  TESSERA_MEMBER_REDUCTION(any)
+  TESSERA_MEMBER_REDUCTION(all)
+#undef TESSERA_MEMBER_REDUCTION
+  auto argmax() const;
+  auto argmax(index_t axis) const;
+  auto argmin() const;
+  auto argmin(index_t axis) const;
+  auto cumsum() const;
+  auto cumsum(index_t axis) const;
+  auto cumprod() const;
+  auto cumprod(index_t axis) const;
 };
 
 /// Default batched fill for a line that only has per-element evaluation.

@@ -6,6 +6,7 @@
 // by argument-dependent lookup for the policy type) and returns a stored ts::array, so a
 // reduction can be computed, persisted, used in further expressions and reduced again.
 #pragma once
+#include <concepts>
 #include <initializer_list>
 #include <type_traits>
 #include <vector>
@@ -21,6 +22,8 @@ namespace tessera {
 /// Tag: keep reduced axes as length-1 axes (`ts::sum(x, {0}, ts::keep_dims)`).
 struct keep_dims_t {};
 inline constexpr keep_dims_t keep_dims{};
+/// NumPy's spelling of the same tag (`ts::sum(x, {0}, ts::keepdims)`).
+inline constexpr keep_dims_t keepdims{};
 
 /// Options of a reduction (`ts::variance(x, {1}, {.ddof = 1, .split_every = 8})`).
 struct reduce_options {
@@ -28,6 +31,9 @@ struct reduce_options {
   index_t ddof = 0;        // variance / stddev divisor is count - ddof
   int split_every = 4;     // fan-in of the combine tree (>= 2)
 };
+
+/// Options with the variance divisor count - n (NumPy's ddof=n): `ts::variance(x, {1}, ts::ddof(1))`.
+inline reduce_options ddof(index_t n) { return reduce_options{.ddof = n}; }
 
 template <class Op, class X>
 class reduction : public expression<reduction<Op, X>> {
@@ -135,6 +141,8 @@ auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, con
 // Each reduction f accepts
 //   f(x), f(x, ts::keep_dims), f(x, options)                      all axes
 //   f(x, {a, b, ...} | std::vector<index_t> | axis [, ts::keep_dims | bool | options])
+// The keep flag must be a bool: `ts::variance(x, {1}, 1)` does not compile (an int there is
+// NumPy's ddof to a NumPy user: write ts::variance(x, {1}, ts::ddof(1))).
 #define TESSERA_REDUCTION(fname, opname, family)                                            \
   template <expression_type X>                                                              \
   auto fname(const X& x, const reduce_options& o = {}) {                                    \
@@ -168,13 +176,13 @@ auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, con
   auto fname(const X& x, std::initializer_list<index_t> axes, keep_dims_t) {                \
     return fname(x, std::vector<index_t>(axes), reduce_options{.keep_dims = true});         \
   }                                                                                         \
-  template <expression_type X, class A>                                                     \
+  template <expression_type X, class A, std::same_as<bool> B>                               \
     requires std::is_convertible_v<A, std::vector<index_t>> || std::is_integral_v<A>        \
-  auto fname(const X& x, const A& axes, bool keep) {                                        \
+  auto fname(const X& x, const A& axes, B keep) {                                           \
     return fname(x, axes, reduce_options{.keep_dims = keep});                               \
   }                                                                                         \
-  template <expression_type X>                                                              \
-  auto fname(const X& x, std::initializer_list<index_t> axes, bool keep) {                  \
+  template <expression_type X, std::same_as<bool> B>                                        \
+  auto fname(const X& x, std::initializer_list<index_t> axes, B keep) {                     \
     return fname(x, std::vector<index_t>(axes), reduce_options{.keep_dims = keep});         \
   }
 
