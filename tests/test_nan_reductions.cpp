@@ -59,6 +59,7 @@ void nan_cases(case_writer<P>& w, std::mt19937_64& rng) {
   run("nanstd", ts::nanstd(x, o), ts::nanstd(x, axes, o));
   run("nanmin", ts::nanmin(x, o), ts::nanmin(x, axes, o));
   run("nanmax", ts::nanmax(x, o), ts::nanmax(x, axes, o));
+  run("ptp", ts::ptp(x, o), ts::ptp(x, axes, o));  // NaN propagates, as NumPy's
 }
 
 /// Scans along a random axis (and of the flattened array): NumPy's sequential results, to the bit.

@@ -25,3 +25,12 @@
 // After the backends' overloads (qr for ts::cuda): lstsq and norm call them.
 #include "linalg/norm.hpp"
 #include "linalg/solve.hpp"
+
+namespace tessera {
+/// NumPy's names in ts:: for the chunked matrix product (2-d operands; linalg/matmul.hpp).
+using linalg::matmul;
+template <expression_type A, expression_type B, class P = host>
+auto dot(const A& a, const B& b, const P& pol = {}) {
+  return linalg::matmul(a, b, pol);
+}
+}  // namespace tessera

@@ -16,9 +16,8 @@ auto expression<D>::persist(const P& policy) const {
   return tessera::persist(derived(), policy);
 }
 template <class D>
-template <class C>
-auto expression<D>::rechunk(const C& chunks) const {
-  return tessera::rechunk(derived(), chunks_arg(chunks));
+auto expression<D>::rechunk(const chunks_arg& chunks) const {
+  return tessera::rechunk(derived(), chunks);
 }
 template <class D>
 auto expression<D>::T() const {

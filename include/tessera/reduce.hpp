@@ -9,3 +9,4 @@
 #include "reduce/nan_reductions.hpp"
 #include "reduce/average.hpp"
 #include "reduce/scan.hpp"
+#include "reduce/ptp.hpp"

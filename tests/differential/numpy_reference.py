@@ -191,6 +191,9 @@ def manipulation(func, param, xs):
         return np.tile(xs[0], tuple(ints(param)) if param != "-" else ())
     if func in ("tril", "triu"):
         return getattr(np, func)(xs[0], k=int(param))
+    if func == "ptp":  # axes;keepdims;ddof (ddof unused)
+        axes, keep, _ = param.split(";")
+        return np.ptp(xs[0], axis=None if axes == "all" else tuple(ints(axes)), keepdims=keep == "1")
     if func in NAN_REDUCTIONS:  # axes;keepdims;ddof, float32 accumulating in float64
         axes, keep, ddof = param.split(";")
         kw = {"axis": None if axes == "all" else tuple(ints(axes)), "keepdims": keep == "1"}

@@ -70,8 +70,7 @@ struct expression : expression_tag {
   // x.argmin(), x.any(), x.all(), x.cumsum(), x.cumprod() (no axes: all; one axis; a list).
   template <class P = host>
   auto persist(const P& policy = P{}) const;
-  template <class C>
-  auto rechunk(const C& chunks) const;
+  auto rechunk(const chunks_arg& chunks) const;
   auto T() const;
   auto transpose() const;
   auto reshape(const shape_t& shape) const;
