@@ -4,6 +4,7 @@
 // stretch per axis) is one affine remap of the child or the constant (nodes/pieces.hpp), so a
 // chunk task binds the child once, on the box it reads.
 #pragma once
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -47,7 +48,9 @@ class piecewise : public expression<piecewise<C>> {
       const auto& st = axes[std::size_t(d)];
       const index_t n = child_.shape()[std::size_t(d)];
       const auto& cc = child_.chunks()[std::size_t(d)];
-      index_t cap = 1;
+      // constant / repeated stretches come in pieces no longer than the child's chunks (one
+      // piece when the child's axis is empty)
+      index_t cap = n > 0 ? 1 : std::numeric_limits<index_t>::max();
       for (index_t c : cc) cap = std::max(cap, c);
       std::vector<index_t> cut{0};
       std::vector<std::size_t> behind;
