@@ -22,11 +22,7 @@
 namespace tessera {
 
 namespace detail {
-inline array<index_t> index_array(const std::vector<index_t>& v) {
-  array<index_t> a(chunk_grid({index_t(v.size())}, chunks_t{{index_t(v.size())}}));
-  if (!v.empty()) std::copy(v.begin(), v.end(), a.block_data(0));
-  return a;
-}
+/// v as a one-chunk host array (index lists, lookup tables).
 template <class T>
 array<T> table_array(const std::vector<T>& v) {
   array<T> a(chunk_grid({index_t(v.size())}, chunks_t{{index_t(v.size())}}));
@@ -55,7 +51,7 @@ auto take(const X& x, const std::vector<index_t>& indices, index_t axis) {
     idx.push_back(i < 0 ? i + n : i);
   }
   const auto& c = x.chunks()[std::size_t(ax)];
-  return taken<X>(x, detail::index_array(idx), ax, c.empty() ? 1 : c.front());
+  return taken<X>(x, detail::table_array(idx), ax, c.empty() ? 1 : c.front());
 }
 /// Over the flattened array (NumPy's take without an axis).
 template <expression_type X>
@@ -114,7 +110,7 @@ array<index_t> flatnonzero(const X& x, const P& pol = {}) {
   std::vector<index_t> v;
   for (std::size_t i = 0; i < m.size(); ++i)
     if (m.data()[i]) v.push_back(index_t(i));
-  return detail::index_array(v);
+  return detail::table_array(v);
 }
 
 /// x's elements where mask is true, in row-major order, as a 1-d array (NumPy's x[mask] with a
@@ -151,7 +147,7 @@ std::vector<array<index_t>> nonzero(const X& x, const P& pol = {}) {
     }
   }
   std::vector<array<index_t>> res;
-  for (int d = 0; d < std::max(r, 1); ++d) res.push_back(detail::index_array(out[std::size_t(d)]));
+  for (int d = 0; d < std::max(r, 1); ++d) res.push_back(detail::table_array(out[std::size_t(d)]));
   return res;
 }
 
