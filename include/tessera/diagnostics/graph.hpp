@@ -359,9 +359,16 @@ template <class... A>
 struct tuple_holds_reduction<std::tuple<A...>> {
   static constexpr bool value = (holds_reduction<A>() || ...);
 };
+/// Nodes whose expression is erased (ts::lazy): they say how many stages and tasks the
+/// reductions inside them run.
+template <class N>
+concept erased_node = requires(const N& x) {
+  x.erased_stages();
+  x.erased_tasks();
+};
 template <class N>
 constexpr bool holds_reduction() {
-  if constexpr (is_reduction_node<N>::value || staged_node<N>) return true;
+  if constexpr (is_reduction_node<N>::value || staged_node<N> || erased_node<N>) return true;
   else if constexpr (listed_operands<N>) return tuple_holds_reduction<typename N::operand_types>::value;
   else if constexpr (requires(const N& x) { x.operands(); })
     return pack_holds_reduction<std::remove_cvref_t<decltype(std::declval<const N&>().operands())>>::value;
@@ -380,6 +387,8 @@ index_t inner_stages(const X& x) {
     return (x.grid().size() > 0 ? 1 : 0) + inner_stages(x.child());
   } else if constexpr (staged_node<N>) {
     return x.stage_count() + inner_stages(x.child());
+  } else if constexpr (erased_node<N>) {
+    return x.erased_stages();
   } else {
     index_t n = 0;
     for_each_operand(x, [&](const auto& a) { n += inner_stages(a); });
@@ -396,6 +405,8 @@ index_t inner_tasks(const X& x) {
            inner_tasks(x.child());
   } else if constexpr (staged_node<N>) {
     return x.stage_tasks() + inner_tasks(x.child());
+  } else if constexpr (erased_node<N>) {
+    return x.erased_tasks();
   } else {
     index_t n = 0;
     for_each_operand(x, [&](const auto& a) { n += inner_tasks(a); });

@@ -1,0 +1,366 @@
+// lazy<T>: a lazy array whose expression type is erased, so one C++ type holds any expression
+// of element type T. A loop `acc = acc + y` and a pipeline chosen at run time compile; the
+// result stays lazy and is evaluated chunk by chunk like any other node.
+//
+// What is erased and what is fused. The expression assigned to a lazy<T> (a "piece") keeps
+// its concrete type inside a detail::erased_expression<E>, behind a few virtual functions
+// that run on the host (never in element code):
+//   lower        the piece lowers its expression for the policy (reductions in it run their
+//                stages) and wraps the result in a new piece
+//   bind         host context: the piece binds its expression and returns an erased accessor
+//                whose line fills a batch (up to batch_size elements) through one function
+//                pointer, the concrete line's own batched fill: everything inside a piece is
+//                one fused pass, a piece boundary costs one indirect call per batch.
+//                Device context (nvcc translation units): the piece evaluates its box into
+//                device scratch with its own fused kernel and binds as stored memory.
+//                Placement probe: the piece's stored inputs are counted as usual.
+//                Any other context (a new backend's): the piece is evaluated on the host and
+//                the box gathered into the context's space.
+// Nested pieces (a loop of n steps nests n pieces) are evaluated recursively, batch by batch;
+// every `checkpoint`-th level evaluates its box into task scratch once instead, so a deep loop
+// costs bounded stack (a box of scratch per checkpoint level).
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../backend/host/context.hpp"
+#include "../backend/host/kernel.hpp"
+#include "../backend/host/policy.hpp"
+#include "../core/errors.hpp"
+#include "../core/expression.hpp"
+#include "../core/host_isa.hpp"
+#include "../diagnostics/graph.hpp"
+#include "../exec/placement.hpp"
+#include "../store/accessor.hpp"
+
+namespace tessera {
+
+struct host;
+struct cuda;
+namespace detail::cuda_backend {
+class device_context;
+}
+
+// 1 where the pieces built in this translation unit can run on ts::cuda (an nvcc translation
+// unit: <tessera/lazy.hpp> includes the CUDA backend there). A piece built elsewhere refuses
+// ts::cuda with a message saying so.
+#if defined(__CUDACC__)
+#define TESSERA_LAZY_DEVICE 1
+#else
+#define TESSERA_LAZY_DEVICE 0
+#endif
+
+namespace detail {
+
+/// Fills elements j0 .. j0 + n - 1 (n <= batch_size) of a bound accessor's line.
+template <class T>
+using erased_fill_fn = void (*)(const void* acc, const ivec& start, int axis, index_t step,
+                                index_t j0, index_t n, T* out);
+
+/// The line of a piece bound on the host: the concrete accessor lives in task scratch.
+template <class T>
+struct erased_line {
+  using value_type = T;
+  static constexpr bool batched = true;
+  const void* acc;
+  erased_fill_fn<T> fill_rows;
+  ivec start;
+  int axis;
+  index_t step;
+
+  // TESSERA_HD only so that generic element code compiles under nvcc: an erased line exists on
+  // the host (device contexts bind a piece as stored memory).
+  TESSERA_HD T operator()(index_t j) const {
+    T v;
+    fill_rows(acc, start, axis, step, j, 1, &v);
+    return v;
+  }
+  void fill(index_t j0, index_t n, T* out) const { fill_rows(acc, start, axis, step, j0, n, out); }
+};
+
+template <class T>
+struct erased_accessor {
+  using value_type = T;
+  const void* acc = nullptr;
+  erased_fill_fn<T> fill_rows = nullptr;
+  TESSERA_HD erased_line<T> line(const ivec& start, int axis, index_t step) const {
+    return {acc, fill_rows, start, axis, step};
+  }
+};
+
+/// The concrete batch fill behind an erased line, run at the host's instruction-set level.
+template <class Acc, class T>
+void erased_fill(const void* p, const ivec& start, int axis, index_t step, index_t j0, index_t n,
+                 T* out) {
+  const Acc& acc = *static_cast<const Acc*>(p);
+  run_host_kernel<dispatched_kernel<Acc>>([&] { acc.line(start, axis, step).fill(j0, n, out); });
+}
+
+/// Every `lazy_checkpoint`-th nesting level of pieces evaluates its box into scratch.
+inline constexpr int lazy_checkpoint = 16;
+
+/// The erased interface of a piece (host code only).
+template <class T>
+class erased_piece {
+ public:
+  using ptr = std::shared_ptr<const erased_piece>;
+  virtual ~erased_piece() = default;
+  virtual const chunk_grid& grid() const = 0;
+  /// Nesting level: 1 + the deepest piece inside this one's expression.
+  virtual int depth() const = 0;
+  /// The piece over the expression lowered for the host policy (self when nothing lowers).
+  virtual ptr lower_host(const host& policy, const ptr& self) const = 0;
+  /// The same for ts::cuda (`policy` points to one); only pieces built by nvcc can.
+  virtual ptr lower_device(const void* policy, const ptr& self) const = 0;
+  virtual erased_accessor<T> bind_host(const box& b, host_context& ctx) const = 0;
+  virtual void probe(const box& b, placement_probe& ctx) const = 0;
+  /// Box b evaluated into device scratch of `context` (a device_context); nvcc pieces only.
+  virtual const T* evaluate_device(const box& b, void* context) const = 0;
+  virtual index_t inner_stages() const = 0;
+  virtual index_t inner_tasks() const = 0;
+  virtual std::string expression_name() const = 0;
+};
+
+template <class X>
+int erased_depth_of(const X& x);
+
+/// U, named through a type that depends on X (defers the use of an incomplete U).
+template <class X, class U>
+struct dependent {
+  using type = U;
+};
+
+/// The concrete piece over expression E (Device: built by nvcc, so it can run on ts::cuda).
+template <class E, class T, bool Device>
+class erased_expression final : public erased_piece<T> {
+  static_assert(std::is_same_v<typename E::value_type, T>);
+
+ public:
+  using ptr = typename erased_piece<T>::ptr;
+  explicit erased_expression(E e) : expr_(std::move(e)), depth_(1 + erased_depth_of(expr_)) {}
+
+  const chunk_grid& grid() const override { return expr_.grid(); }
+  int depth() const override { return depth_; }
+
+  ptr lower_host(const host& policy, const ptr& self) const override { return lowered(policy, self); }
+  ptr lower_device(const void* policy, const ptr& self) const override {
+    if constexpr (Device) {
+      return lowered(*static_cast<const cuda*>(policy), self);
+    } else {
+      (void)policy;
+      (void)self;
+      throw_invalid("ts::lazy: this piece (", expression_name(),
+                    ") was built in a translation unit not compiled by nvcc, so it has no "
+                    "device code; build the ts::lazy in a .cu file that includes "
+                    "<tessera/lazy.hpp> to run it on ts::cuda");
+    }
+  }
+
+  erased_accessor<T> bind_host(const box& b, host_context& ctx) const override {
+    if constexpr (!bindable<host_context>) {
+      return not_lowered<erased_accessor<T>>();
+    } else {
+      if (depth_ % lazy_checkpoint == 0) {  // evaluated once into scratch: bounded recursion
+        stored_accessor<T> s;
+        s.p = evaluate_into_scratch(b, ctx);
+        s.origin = b.lo;
+        s.stride = row_major_strides(b);
+        return place(s, ctx);
+      }
+      return place(expr_.bind(b, ctx), ctx);
+    }
+  }
+  void probe(const box& b, placement_probe& ctx) const override {
+    if constexpr (bindable<placement_probe>) (void)expr_.bind(b, ctx);
+    else not_lowered<int>();
+  }
+
+  const T* evaluate_device(const box& b, void* context) const override {
+    if constexpr (Device) {
+      using Ctx = typename dependent<E, cuda_backend::device_context>::type;
+      if constexpr (bindable<Ctx>) {
+        auto& ctx = *static_cast<Ctx*>(context);
+        auto acc = expr_.bind(b, ctx);
+        T* dst = ctx.template scratch<T>(b.count());
+        ctx.evaluate(acc, b, dst, row_major_strides(b));
+        return dst;
+      } else {
+        return not_lowered<const T*>();
+      }
+    } else {
+      (void)b;
+      (void)context;
+      return not_lowered<const T*>();  // unreachable: lower_device refused the piece
+    }
+  }
+
+  index_t inner_stages() const override { return detail::inner_stages(expr_); }
+  index_t inner_tasks() const override { return detail::inner_tasks(expr_); }
+  std::string expression_name() const override { return node_name(expr_); }
+
+ private:
+  /// Whether E binds in context Ctx (an expression that still holds a reduction does not:
+  /// its piece is replaced by the lowered one before anything binds).
+  template <class Ctx>
+  static constexpr bool bindable =
+      std::is_same_v<std::remove_cvref_t<decltype(std::declval<const E&>().lower(host{}))>, E>;
+  template <class R>
+  R not_lowered() const {
+    throw std::logic_error("ts::lazy: a piece over '" + expression_name() +
+                           "' was bound before it was lowered for a policy");
+  }
+  template <class P>
+  ptr lowered(const P& policy, const ptr& self) const {
+    using L = std::remove_cvref_t<decltype(expr_.lower(policy))>;
+    if constexpr (std::is_same_v<L, E>) {
+      return self;
+    } else {
+      return std::make_shared<erased_expression<L, T, Device>>(expr_.lower(policy));
+    }
+  }
+  T* evaluate_into_scratch(const box& b, host_context& ctx) const {
+    T* dst = ctx.template scratch<T>(b.count());
+    if (b.count() > 0) write_box(expr_.bind(b, ctx), b, dst, row_major_strides(b));
+    return dst;
+  }
+  template <class Acc>
+  static erased_accessor<T> place(const Acc& acc, host_context& ctx) {
+    static_assert(std::is_trivially_copyable_v<Acc>, "accessors are plain data");
+    static_assert(alignof(Acc) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    void* mem = ctx.template scratch<std::byte>(index_t(sizeof(Acc)));
+    ::new (mem) Acc(acc);
+    return {mem, &erased_fill<Acc, T>};
+  }
+
+  E expr_;
+  int depth_;
+};
+
+/// A box of host memory as a one-block store (the generic context's gather reads it).
+template <class T>
+struct host_box_store {
+  using value_type = T;
+  chunk_grid g;
+  const T* data;
+  const chunk_grid& grid() const { return g; }
+  memory_space block_space(index_t) const { return memory_space::on_host(); }
+  const T* block_pointer(index_t) const { return data; }
+  void read_block(index_t, T* out) const { std::copy(data, data + g.size(), out); }
+};
+
+}  // namespace detail
+
+/// A lazy array of element type T over any expression (type-erased; see the header comment).
+/// Built implicitly from an expression of element type T, explicitly (an astype) from another
+/// element type. Copies share the expression.
+template <class T>
+class lazy : public expression<lazy<T>> {
+ public:
+  using value_type = T;
+
+  /// An empty lazy array: assign an expression before using it.
+  lazy() = default;
+
+  template <expression_type E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, lazy> &&
+             std::is_same_v<typename std::remove_cvref_t<E>::value_type, T>)
+  lazy(const E& e)  // NOLINT: implicit, so `acc = acc + y` works
+      : piece_(std::make_shared<detail::erased_expression<std::remove_cvref_t<E>, T,
+                                                          bool(TESSERA_LAZY_DEVICE)>>(e)) {}
+
+  /// Another element type: NumPy's astype (a cast node inside the piece), never implicit.
+  template <expression_type E>
+    requires(!std::is_same_v<typename std::remove_cvref_t<E>::value_type, T>)
+  explicit lazy(const E& e) : lazy(tessera::cast<T>(e)) {}
+
+  bool empty() const { return !piece_; }
+  const chunk_grid& grid() const { return piece().grid(); }
+  /// How many pieces are nested in this one, itself included (a loop of n steps: n + 1).
+  int depth() const { return piece_ ? piece_->depth() : 0; }
+
+  template <class P>
+  lazy lower(const P& policy) const {
+    if constexpr (std::is_same_v<P, cuda>) return lazy(piece().lower_device(&policy, piece_));
+    else if constexpr (std::is_same_v<P, host>) return lazy(piece().lower_host(policy, piece_));
+    else return lazy(piece().lower_host(host{}, piece_));  // other backends read host results
+  }
+
+  template <class Ctx>
+  auto bind(const box& b, Ctx& ctx) const {
+    if constexpr (std::is_same_v<Ctx, host_context>) {
+      return piece().bind_host(b, ctx);
+    } else if constexpr (std::is_same_v<Ctx, detail::placement_probe>) {
+      piece().probe(b, ctx);
+      return stored_accessor<T>{};
+    } else {
+      stored_accessor<T> a;
+      if (b.count() == 0) return a;
+      if constexpr (std::is_same_v<Ctx, detail::cuda_backend::device_context>) {
+        a.p = piece().evaluate_device(b, &ctx);
+      } else {  // another backend's context: evaluated on the host, gathered into its space
+        std::vector<T> h(std::size_t(b.count()));
+        host_context hc;
+        write_box(piece().bind_host(b, hc), b, h.data(), row_major_strides(b));
+        shape_t shape(std::size_t(b.rank()));
+        chunks_t chunks(std::size_t(b.rank()));
+        for (int d = 0; d < b.rank(); ++d) {
+          shape[std::size_t(d)] = b.hi[d];
+          if (b.lo[d] > 0) chunks[std::size_t(d)].push_back(b.lo[d]);
+          chunks[std::size_t(d)].push_back(b.extent(d));
+        }
+        detail::host_box_store<T> s{chunk_grid(shape, chunks), h.data()};
+        a.p = ctx.gather(s, b);
+      }
+      a.origin = b.lo;
+      a.stride = row_major_strides(b);
+      return a;
+    }
+  }
+
+  // diagnostics/graph.hpp: the stages and tasks of the reductions inside the piece.
+  index_t erased_stages() const { return piece().inner_stages(); }
+  index_t erased_tasks() const { return piece().inner_tasks(); }
+  /// node_name of the erased expression's root ("add", "normal", ...).
+  std::string erased_name() const { return piece().expression_name(); }
+
+ private:
+  explicit lazy(typename detail::erased_piece<T>::ptr p) : piece_(std::move(p)) {}
+  const detail::erased_piece<T>& piece() const {
+    if (!piece_)
+      throw_invalid("ts::lazy<T> is empty (default-constructed): assign an expression to it "
+                    "before use");
+    return *piece_;
+  }
+
+  typename detail::erased_piece<T>::ptr piece_;
+};
+
+template <expression_type E>
+lazy(const E&) -> lazy<typename E::value_type>;
+
+namespace detail {
+template <class X>
+struct is_lazy : std::false_type {};
+template <class T>
+struct is_lazy<lazy<T>> : std::true_type {};
+
+/// The deepest piece nesting among x's lazy leaves (0 when it has none).
+template <class X>
+int erased_depth_of(const X& x) {
+  if constexpr (is_lazy<X>::value) {
+    return x.depth();
+  } else {
+    int d = 0;
+    for_each_operand(x, [&](const auto& a) { d = std::max(d, erased_depth_of(a)); });
+    return d;
+  }
+}
+}  // namespace detail
+
+}  // namespace tessera
