@@ -205,8 +205,9 @@ class erased_expression final : public erased_piece<T> {
   std::string expression_name() const override { return node_name(expr_); }
 
  private:
-  /// Whether E binds in context Ctx (an expression that still holds a reduction does not:
-  /// its piece is replaced by the lowered one before anything binds).
+  /// Whether E can bind at all: nothing in it is left to lower (one that still holds a
+  /// reduction cannot; its piece is replaced by the lowered one before anything binds). The
+  /// same for every context Ctx; the parameter only defers the check to the use.
   template <class Ctx>
   static constexpr bool bindable =
       std::is_same_v<std::remove_cvref_t<decltype(std::declval<const E&>().lower(host{}))>, E>;
