@@ -62,6 +62,98 @@ void nan_cases(case_writer<P>& w, std::mt19937_64& rng) {
   run("ptp", ts::ptp(x, o), ts::ptp(x, axes, o));  // NaN propagates, as NumPy's
 }
 
+/// nanargmin / nanargmax over one random axis or all: NumPy's indices where no lane is all NaN,
+/// else the error NumPy raises as ValueError.
+template <class T, class P>
+void nan_arg_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  auto shape = random_shape(rng, 1, 3, 6);
+  for (auto& n : shape) n = n == 0 ? 1 : n;
+  const int r = int(shape.size());
+  auto data = holey_data<T>(rng, shape);
+  auto x = ts::from_xtensor(data, random_chunks(rng, shape));
+  const bool all = rng() % 3 == 0;
+  const ts::index_t axis = ts::index_t(rng() % std::size_t(r)) - (rng() % 2 ? r : 0);
+  const bool keep = rng() % 2;
+  bool lane_all_nan = false;
+  if constexpr (std::is_floating_point_v<T>) {
+    auto nan = ts::isnan(x);
+    lane_all_nan = all ? ts::all(nan).item(w.pol) : ts::any(ts::all(nan, axis)).item(w.pol);
+  }
+  if (lane_all_nan) {  // NumPy raises ValueError; Tessera throws when computing
+    if (all) CHECK_THROWS_MATCHING(ts::nanargmax(x).item(w.pol), ts::invalid_argument, Catch::Contains("all-NaN slice"));
+    else CHECK_THROWS_MATCHING(ts::compute(ts::nanargmin(x, axis), w.pol), ts::invalid_argument,
+                               Catch::Contains("nanargmin: all-NaN slice encountered (result index"));
+    return;
+  }
+  const auto ix = w.input(x);
+  const std::string p = (all ? std::string("all") : std::to_string(axis)) + ";" + (keep ? "1" : "0");
+  if (all && keep) {
+    w.add("nanargmin", ts::nanargmin(x, ts::keepdims), {ix}, p);
+    w.add("nanargmax", ts::nanargmax(x, ts::keepdims), {ix}, p);
+  } else if (all) {
+    w.add("nanargmin", ts::nanargmin(x), {ix}, p);
+    w.add("nanargmax", ts::nanargmax(x), {ix}, p);
+  } else if (keep) {
+    w.add("nanargmin", ts::nanargmin(x, axis, ts::keepdims), {ix}, p);
+    w.add("nanargmax", ts::nanargmax(x, axis, ts::keepdims), {ix}, p);
+  } else {
+    w.add("nanargmin", ts::nanargmin(x, axis), {ix}, p);
+    w.add("nanargmax", ts::nanargmax(x, axis), {ix}, p);
+  }
+}
+
+/// Order statistics (median, quantile, percentile and nan-variants) over random axes, with
+/// scalar and list q, keepdims or not; plain variants on data without NaN holes most of the time.
+template <class T, class P>
+void order_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  auto shape = random_shape(rng, 1, 3, 7);
+  for (auto& n : shape) n = n == 0 ? 1 : n;  // NumPy's quantile of an empty lane raises
+  const int r = int(shape.size());
+  auto holey = ts::from_xtensor(holey_data<T>(rng, shape), random_chunks(rng, shape));
+  auto plain = ts::from_xtensor(rng() % 4 ? testing::random_data<T>(rng, shape) : holey_data<T>(rng, shape),
+                                random_chunks(rng, shape));
+  const auto ih = w.input(holey), ip = w.input(plain);
+  std::vector<ts::index_t> axes;
+  for (int d = 0; d < r; ++d)
+    if (rng() % 2) axes.push_back(rng() % 2 ? d : d - r);
+  const bool keep = rng() % 2 && !axes.empty();
+  std::string a;
+  for (auto v : axes) a += (a.empty() ? "" : ",") + std::to_string(v);
+  a = (axes.empty() ? std::string("all") : a) + ";" + (keep ? "1" : "0") + ";";
+  const double q = double(rng() % 21) / 20;  // exact in the decimal the script reads back
+  std::vector<double> qs;
+  for (int k = 0, n = 1 + int(rng() % 3); k < n; ++k) qs.push_back(double(rng() % 21) / 20);
+  std::string ql;
+  for (double v : qs) ql += (ql.empty() ? "" : ",") + std::to_string(v);
+  std::vector<double> ps;
+  for (double v : qs) ps.push_back(v * 100);
+  std::string pl;
+  for (double v : ps) pl += (pl.empty() ? "" : ",") + std::to_string(v);
+  if (axes.empty()) {
+    w.add("median", ts::median(plain), {ip}, a + "-");
+    w.add("nanmedian", ts::nanmedian(holey), {ih}, a + "-");
+    w.add("quantile", ts::quantile(plain, q), {ip}, a + "s:" + std::to_string(q));
+    w.add("nanquantile", ts::nanquantile(holey, qs), {ih}, a + ql);
+    w.add("percentile", ts::percentile(plain, ps), {ip}, a + pl);
+    w.add("nanpercentile", ts::nanpercentile(holey, q * 100), {ih}, a + "s:" + std::to_string(q * 100));
+  } else if (keep) {
+    w.add("median", ts::median(plain, axes, ts::keepdims), {ip}, a + "-");
+    w.add("nanmedian", ts::nanmedian(holey, axes, ts::keepdims), {ih}, a + "-");
+    w.add("quantile", ts::quantile(plain, qs, axes, ts::keepdims), {ip}, a + ql);
+    w.add("nanquantile", ts::nanquantile(holey, q, axes, ts::keepdims), {ih}, a + "s:" + std::to_string(q));
+    w.add("percentile", ts::percentile(plain, q * 100, axes, ts::keepdims), {ip}, a + "s:" + std::to_string(q * 100));
+    w.add("nanpercentile", ts::nanpercentile(holey, ps, axes, ts::keepdims), {ih}, a + pl);
+  } else {
+    w.add("median", ts::median(plain, axes), {ip}, a + "-");
+    w.add("nanmedian", ts::nanmedian(holey, axes), {ih}, a + "-");
+    w.add("quantile", ts::quantile(plain, q, axes), {ip}, a + "s:" + std::to_string(q));
+    w.add("nanquantile", ts::nanquantile(holey, qs, axes), {ih}, a + ql);
+    w.add("percentile", ts::percentile(plain, ps, axes), {ip}, a + pl);
+    w.add("nanpercentile", ts::nanpercentile(holey, q * 100, axes), {ih}, a + "s:" + std::to_string(q * 100));
+    if (axes.size() == 1) w.add("median", ts::median(plain, axes[0]), {ip}, a + "-");
+  }
+}
+
 /// Scans along a random axis (and of the flattened array): NumPy's sequential results, to the bit.
 template <class T, class P>
 void scan_cases(case_writer<P>& w, std::mt19937_64& rng) {
@@ -115,5 +207,38 @@ TEMPLATE_TEST_CASE("nan reductions agree with NumPy run at test time", "[reduce]
     nan_cases<double>(w, rng);
     nan_cases<float>(w, rng);
     nan_cases<std::int32_t>(w, rng);
+    for (int k = 0; k < 3; ++k) {
+      nan_arg_cases<double>(w, rng);
+      nan_arg_cases<float>(w, rng);
+    }
+    nan_arg_cases<std::int16_t>(w, rng);
   });
+}
+
+TEMPLATE_TEST_CASE("median, quantile, percentile and their nan-variants agree with NumPy run at test time",
+                   "[reduce][quantile][numpy]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  // bitwise (float32 quantiles: NumPy 1.24's float64 interpolation rounded to float32)
+  check_against_numpy(pol, 2411, 8, 0, [&](case_writer<TestType>& w, std::mt19937_64& rng) {
+    order_cases<double>(w, rng);
+    order_cases<float>(w, rng);
+    order_cases<std::int32_t>(w, rng);
+    order_cases<std::int64_t>(w, rng);
+  });
+  // the rechunk the selection needs: the reduced axes in one chunk, others kept
+  const xt::xarray<double> d = {{3, 1, 2, 9}, {4, 8, 6, 5}, {7, 0, 1, 2}};
+  auto x = ts::from_xtensor(d, {2, 2});
+  auto m = ts::median(x, 0);
+  CHECK(m.chunks() == ts::chunks_t{{2, 2}});
+  CHECK(bool(ts::compute(m, pol) == xt::xarray<double>{4, 1, 2, 5}));
+  CHECK(bool(ts::compute(ts::quantile(x, std::vector<double>{0, 1}, 1), pol) ==
+             xt::xarray<double>{{1, 4, 0}, {9, 8, 7}}));
+  CHECK(ts::median(x).item(pol) == 3.5);
+  // errors name the bad value
+  CHECK_THROWS_MATCHING(ts::quantile(x, 1.5), ts::invalid_argument, Catch::Contains("q = 1.5 is outside [0, 1]"));
+  CHECK_THROWS_MATCHING(ts::percentile(x, std::vector<double>{50, -1}, 0), ts::invalid_argument,
+                        Catch::Contains("percentile: q = -1 is outside [0, 100]"));
+  CHECK_THROWS_MATCHING(ts::median(x, std::vector<ts::index_t>{1, -1}), ts::invalid_argument,
+                        Catch::Contains("axis -1 repeats"));
+  CHECK_THROWS_MATCHING(ts::median(x, 2), ts::invalid_argument, Catch::Contains("axis 2"));
 }

@@ -10,3 +10,4 @@
 #include "reduce/average.hpp"
 #include "reduce/scan.hpp"
 #include "reduce/ptp.hpp"
+#include "reduce/quantile.hpp"

@@ -35,6 +35,7 @@ FLOAT_MATH = {"tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcs
               "logaddexp", "logaddexp2", "float_power", "deg2rad", "rad2deg"}
 # Results that cancel (log(e^a + e^b) near 0): error relative to the operands' magnitude.
 CANCELLING = {"logaddexp", "logaddexp2"}
+ORDER = {"median", "nanmedian", "quantile", "nanquantile", "percentile", "nanpercentile"}
 FLOAT_EXACT = {"fabs", "rint", "copysign", "nextafter", "heaviside"}
 SMALL = {np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16)}
 
@@ -203,6 +204,20 @@ def manipulation(func, param, xs):
         if x.dtype == np.float32 and func in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd"):
             return getattr(np, func)(x.astype(np.float64), **kw).astype(np.float32)
         return getattr(np, func)(x, **kw)
+    if func in ("nanargmin", "nanargmax"):  # axis or all;keepdims
+        axis, keep = param.split(";")
+        return getattr(np, func)(xs[0], axis=None if axis == "all" else int(axis), keepdims=keep == "1")
+    if func in ORDER:  # axes;keepdims;q (- for medians, s:V a scalar, else a list)
+        axes, keep, q = param.split(";")
+        kw = {"axis": None if axes == "all" else tuple(ints(axes)), "keepdims": keep == "1"}
+        f = getattr(np, func)
+        if q == "-":
+            return f(xs[0], **kw)
+        qv = float(q[2:]) if q.startswith("s:") else [float(v) for v in q.split(",")]
+        r = f(xs[0], qv, **kw)
+        # Tessera keeps float32 (NumPy 2's type for a scalar q), interpolated in float64 and
+        # rounded once (NumPy 1.24's float64 result, rounded)
+        return r.astype(np.float32) if xs[0].dtype == np.float32 else r
     if param != "-":
         return getattr(np, func)(*xs, *[int(v) for v in param.split(",")])
     return getattr(np, func)(*xs)

@@ -32,6 +32,16 @@ inline void stream_one(std::ostringstream& os, const std::vector<index_t>& v) {
   if (v.size() == 1) os << ',';
   os << ')';
 }
+/// Chunks (one list per axis), as Dask prints them: ((2, 2), (3,)).
+inline void stream_one(std::ostringstream& os, const std::vector<std::vector<index_t>>& v) {
+  os << '(';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) os << ", ";
+    stream_one(os, v[i]);
+  }
+  if (v.size() == 1) os << ',';
+  os << ')';
+}
 template <class T>
 void stream_one(std::ostringstream& os, const T& x) {
   os << x;

@@ -40,7 +40,7 @@ class reduction;
 namespace reducers {
 template <class T, bool Max>
 struct extremum;
-template <class T, bool Max>
+template <class T, bool Max, bool NanSkip>
 struct argext;
 template <class T, bool Sqrt>
 struct variance_base;
@@ -99,9 +99,9 @@ template <class T, bool Max>
 struct reduction_name<reducers::extremum<T, Max>> {
   static std::string get() { return Max ? "amax" : "amin"; }
 };
-template <class T, bool Max>
-struct reduction_name<reducers::argext<T, Max>> {
-  static std::string get() { return Max ? "argmax" : "argmin"; }
+template <class T, bool Max, bool NanSkip>
+struct reduction_name<reducers::argext<T, Max, NanSkip>> {
+  static std::string get() { return std::string(NanSkip ? "nan" : "") + (Max ? "argmax" : "argmin"); }
 };
 template <class T, bool Sqrt>
 struct reduction_name<reducers::variance_base<T, Sqrt>> {
@@ -287,6 +287,8 @@ std::string node_name(const X& x) {
       const std::string s = detail::unqualified_name<F>();
       return s == "constant" ? "full" : s;
     }
+  } else if constexpr (requires { x.node_label(); }) {  // e.g. "map_blocks"
+    return std::string(x.node_label());
   } else {
     return detail::unqualified_name<N>();
   }

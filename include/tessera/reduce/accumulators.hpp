@@ -340,7 +340,7 @@ struct arg_state {
   T v;
   index_t i;  // -1: empty
 };
-template <class T, bool Max>
+template <class T, bool Max, bool NanSkip = false>
 struct argext : params {
   using input_type = T;
   using result_type = index_t;
@@ -348,7 +348,11 @@ struct argext : params {
   TESSERA_HD state identity() const { return state{T(0), -1}; }
   /// True when (v, i) should replace (cur, ci): NaN wins (first NaN), then the extreme value,
   /// ties to the lower index. Commutative, so merge order cannot change the answer.
+  /// NanSkip (nanargmin / nanargmax): NaN never wins; a lane of NaN only keeps index -1.
   TESSERA_HD static bool better(T v, index_t i, const state& c) {
+    if constexpr (NanSkip) {
+      if (portable_math::isnan(v)) return false;
+    }
     if (c.i < 0) return true;
     const bool vn = portable_math::isnan(v), cn = portable_math::isnan(c.v);
     if (vn || cn) return vn && (!cn || i < c.i);
@@ -370,6 +374,10 @@ template <class T>
 using argmin = argext<T, false>;
 template <class T>
 using argmax = argext<T, true>;
+template <class T>
+using nanargmin = argext<T, false, true>;
+template <class T>
+using nanargmax = argext<T, true, true>;
 
 // ---------------------------------------------------------------- any / all / count_nonzero
 template <class T>

@@ -10,9 +10,13 @@
 //                      squared deviations / (count - ddof); NaN where count - ddof <= 0
 //   nanmin / nanmax    amin / amax of where(isnan(x), +inf / -inf, x); NaN where every
 //                      element is NaN (NumPy warns there); empty reductions throw as amin
+//   nanargmin / max    argmin / argmax whose accumulator never lets NaN win; an all-NaN lane
+//                      throws when the result is computed (the small result is read back
+//                      once to check), as NumPy's ValueError
 #pragma once
 #include <limits>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -122,6 +126,65 @@ auto nanmax(const X& x, const nan_axes& axes, const reduce_options& o) {
   return nan_extremum(x, axes, o, TESSERA_REDUCER_OF(amax), -std::numeric_limits<T>::infinity());
 }
 #undef TESSERA_REDUCER_OF
+
+/// nanargmin / nanargmax of a float array: the index reduction skipping NaN, checked when it is
+/// lowered: its result (one index per output element) is read back once, and a lane that was
+/// all NaN (index -1) throws, as NumPy's ValueError.
+template <class X>
+class all_nan_checked : public expression<all_nan_checked<X>> {
+ public:
+  using value_type = index_t;
+  all_nan_checked(X child, std::string name) : child_(std::move(child)), name_(std::move(name)) {}
+  const chunk_grid& grid() const { return child_.grid(); }
+  const X& child() const { return child_; }
+  const std::string& node_label() const { return name_; }  // diagnostics/graph.hpp
+  template <class P>
+  auto lower(const P& policy) const {
+    auto lowered = child_.lower(policy);
+    const auto h = compute_adl(lowered, policy);
+    for (std::size_t k = 0; k < h.size(); ++k)
+      if (h.flat(k) < 0) {
+        std::vector<index_t> at(h.dimension());
+        std::size_t r = k;
+        for (std::size_t d = h.dimension(); d-- > 0;) {
+          at[d] = index_t(r % h.shape()[d]);
+          r /= h.shape()[d];
+        }
+        throw_invalid(name_, ": all-NaN slice encountered (result index ", at,
+                      "); NumPy raises ValueError there");
+      }
+    return lowered;
+  }
+
+ private:
+  X child_;
+  std::string name_;
+};
+
+template <bool Max, expression_type X>
+auto nan_arg(const X& x, const nan_axes& axes, const reduce_options& o) {
+  using T = typename X::value_type;
+  const char* name = Max ? "nanargmax" : "nanargmin";
+  const axes_arg ax = axes ? axes_arg{false, *axes} : axes_arg{};
+  if constexpr (!std::is_floating_point_v<T>) {
+    if constexpr (Max) return make_reduction<reducers::argmax, reduce_family::arg>(x, ax, o, name);
+    else return make_reduction<reducers::argmin, reduce_family::arg>(x, ax, o, name);
+  } else if constexpr (Max) {
+    auto r = make_reduction<reducers::nanargmax, reduce_family::arg>(x, ax, o, name);
+    return all_nan_checked<decltype(r)>(r, name);
+  } else {
+    auto r = make_reduction<reducers::nanargmin, reduce_family::arg>(x, ax, o, name);
+    return all_nan_checked<decltype(r)>(r, name);
+  }
+}
+template <expression_type X>
+auto nanargmax(const X& x, const nan_axes& axes, const reduce_options& o) {
+  return nan_arg<true>(x, axes, o);
+}
+template <expression_type X>
+auto nanargmin(const X& x, const nan_axes& axes, const reduce_options& o) {
+  return nan_arg<false>(x, axes, o);
+}
 }  // namespace detail
 
 // The argument forms of ts::sum:
@@ -163,6 +226,10 @@ TESSERA_NAN_REDUCTION(nanvar)
 TESSERA_NAN_REDUCTION(nanstd)
 TESSERA_NAN_REDUCTION(nanmin)
 TESSERA_NAN_REDUCTION(nanmax)
+/// Index of the minimum / maximum skipping NaN (one axis, or the flat index over all axes);
+/// an all-NaN lane throws when the result is computed, as NumPy's ValueError.
+TESSERA_NAN_REDUCTION(nanargmin)
+TESSERA_NAN_REDUCTION(nanargmax)
 #undef TESSERA_NAN_REDUCTION
 
 }  // namespace tessera

@@ -1,0 +1,173 @@
+// Block functions (Dask's map_blocks, map_overlap): a user's host function over whole blocks.
+//
+//   ts::map_blocks(f, x, y, ...)                      f(xb, yb, ...) per block, or
+//                                                     f(info, xb, yb, ...) with ts::block_info
+//   ts::map_blocks(f, ts::out_chunks(c), x, ...)      f returns blocks of other shapes: c
+//   ts::map_blocks(f, ts::out_chunks(c))              no inputs: f(info) makes each block
+//   ts::from_blocks(f, shape, chunks)                 the same, with NumPy-style shape/chunks
+//   ts::map_overlap(f, x, depth, boundary[, value])   f sees each block with a halo of `depth`
+//                                                     cells ("none", "reflect", "periodic",
+//                                                     "nearest", "constant"); its result's halo
+//                                                     is cut off again (Dask's trim=True)
+//
+// f receives one xtensor view per input (xt::adapt over a host buffer holding the block; take
+// it as `const auto&`) and returns an xtensor expression or container of the block's shape;
+// the result's element type is f's. Inputs are broadcast against each other as NumPy does
+// (an axis of length 1 is passed as it is, unbroadcast, as Dask does) and split on the common
+// refinement of their chunks. f runs on the host for every backend (nodes/mapped_blocks.hpp),
+// possibly on several threads at once, and may be called more than once for a block: it must
+// be a pure function of its arguments. An exception thrown by f reaches the caller of
+// compute/persist like any failing chunk task.
+#pragma once
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "nodes/mapped_blocks.hpp"
+#include "pad.hpp"
+
+namespace tessera {
+
+/// The output chunks of a map_blocks whose f changes the blocks' shapes: one list per axis,
+/// with as many blocks along each axis as the inputs have (Dask's chunks=).
+struct out_chunks {
+  chunks_t chunks;
+  explicit out_chunks(chunks_t c) : chunks(std::move(c)) {}
+};
+
+namespace detail {
+
+inline chunk_grid declared_grid(const chunks_t& c) {
+  shape_t shape;
+  for (const auto& axis : c) {
+    index_t n = 0;
+    for (index_t k : axis) n += k;
+    shape.push_back(n);
+  }
+  return chunk_grid(shape, c);
+}
+
+template <class F, class... X>
+auto make_mapped_blocks(F f, std::shared_ptr<block_layout> layout, const X&... xs) {
+  using R = typename block_result<F, typename X::value_type...>::value_type;
+  return mapped_blocks<R, X...>(erase_block_function<R, typename X::value_type...>(std::move(f)),
+                                std::move(layout), xs...);
+}
+
+/// The layout of map_blocks over inputs with grids `grids`: unified (broadcast) input grid;
+/// output grid the same or `declared`.
+inline std::shared_ptr<block_layout> blocks_layout(std::initializer_list<const chunk_grid*> grids,
+                                                   const chunks_t* declared) {
+  auto lay = std::make_shared<block_layout>();
+  lay->name = "map_blocks";
+  std::vector<bcast> maps(grids.size());
+  lay->in = broadcast_grid(grids, maps.data());
+  std::size_t i = 0;
+  for (const chunk_grid* g : grids) {
+    block_input_layout in;
+    in.map = maps[i++];
+    in.shape = g->shape();
+    lay->inputs.push_back(in);
+  }
+  if (!declared) {
+    lay->out = lay->in;
+    return lay;
+  }
+  const chunk_grid out = declared_grid(*declared);
+  const shape_t nb = lay->in.numblocks(), ob = out.numblocks();
+  if (nb != ob)
+    throw_invalid("map_blocks: out_chunks give ", ob, " blocks per axis but the inputs have ", nb,
+                  " (unified chunks ", lay->in.chunks(), "); give one chunk length per input "
+                  "block on each axis");
+  lay->out = out;
+  return lay;
+}
+
+}  // namespace detail
+
+/// f applied to each block of xs... (see the header comment); the output has the inputs'
+/// (broadcast) shape and the common refinement of their chunks.
+template <class F, expression_type... X>
+  requires(sizeof...(X) > 0)
+auto map_blocks(F f, const X&... xs) {
+  return detail::make_mapped_blocks(std::move(f), detail::blocks_layout({&xs.grid()...}, nullptr), xs...);
+}
+
+/// f applied to each block of xs..., returning blocks of the shapes `chunks` declares (block k
+/// of the output comes from block k of the inputs). With no inputs, f(info) makes each block.
+template <class F, expression_type... X>
+auto map_blocks(F f, const out_chunks& chunks, const X&... xs) {
+  if constexpr (sizeof...(X) == 0) {
+    auto lay = std::make_shared<detail::block_layout>();
+    lay->name = "map_blocks";
+    lay->out = lay->in = detail::declared_grid(chunks.chunks);
+    return detail::make_mapped_blocks(std::move(f), std::move(lay));
+  } else {
+    return detail::make_mapped_blocks(std::move(f), detail::blocks_layout({&xs.grid()...}, &chunks.chunks), xs...);
+  }
+}
+
+/// A lazy array whose blocks f(info) makes (a callback per chunk: only the blocks a
+/// computation touches are made). Chunks as everywhere (a length for all axes, one per axis,
+/// lists, or automatic).
+template <class F>
+auto from_blocks(F f, const shape_t& shape, const chunks_arg& chunks = {}) {
+  using R = typename detail::block_result<F>::value_type;
+  const chunk_grid g = chunk_grid::make(shape, chunks, sizeof(R));
+  return map_blocks(std::move(f), out_chunks(g.chunks()));
+}
+
+namespace detail {
+inline pad_mode overlap_mode(std::string_view b) {
+  if (b == "none" || b == "constant") return pad_mode::constant;
+  if (b == "reflect") return pad_mode::symmetric;  // Dask's reflect repeats the edge cell
+  if (b == "periodic") return pad_mode::wrap;
+  if (b == "nearest") return pad_mode::edge;
+  throw_invalid("map_overlap: boundary '", b,
+                "' is not one of none, reflect, periodic, nearest, constant");
+}
+}  // namespace detail
+
+/// f applied to each block of x extended by `depth[d]` cells on both sides of axis d, taken
+/// from the neighbouring blocks, or beyond the array's edges as `boundary` says: "none" (no
+/// halo there), "reflect" (mirrored, edge cell repeated: NumPy's symmetric), "periodic"
+/// (wrapped), "nearest" (edge cell repeated), "constant" (`value`). f returns the extended
+/// block's shape; the halo is cut from its result. Depth may exceed a chunk's length.
+template <class F, expression_type X>
+auto map_overlap(F f, const X& x, const std::vector<index_t>& depth,
+                 std::string_view boundary = "none", double value = 0) {
+  const int r = x.dimension();
+  if (int(depth.size()) != r)
+    throw_invalid("map_overlap: depth ", depth, " has ", depth.size(), " entries but the array has ",
+                  r, " dimensions");
+  for (index_t d : depth)
+    if (d < 0) throw_invalid("map_overlap: depth ", depth, " has a negative entry");
+  const pad_mode mode = detail::overlap_mode(boundary);
+  const bool none = boundary == "none";
+  std::vector<std::pair<index_t, index_t>> widths;
+  for (index_t d : depth) widths.emplace_back(none ? 0 : d, none ? 0 : d);
+  auto padded = pad(x, widths, mode, value);
+  auto lay = std::make_shared<detail::block_layout>();
+  lay->name = "map_overlap";
+  lay->trim = true;
+  lay->out = lay->in = x.grid();
+  detail::block_input_layout in;
+  in.halo.n = in.shift.n = r;
+  for (int d = 0; d < r; ++d) {
+    in.halo[d] = depth[std::size_t(d)];
+    in.shift[d] = none ? 0 : depth[std::size_t(d)];
+  }
+  in.clip = none;
+  in.shape = padded.shape();
+  lay->inputs.push_back(in);
+  return detail::make_mapped_blocks(std::move(f), std::move(lay), padded);
+}
+
+/// The same depth on every axis.
+template <class F, expression_type X>
+auto map_overlap(F f, const X& x, index_t depth, std::string_view boundary = "none", double value = 0) {
+  return map_overlap(std::move(f), x, std::vector<index_t>(std::size_t(x.dimension()), depth), boundary, value);
+}
+
+}  // namespace tessera

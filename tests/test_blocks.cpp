@@ -1,0 +1,360 @@
+// Block functions (blocks.hpp): map_blocks (one or several inputs, broadcasting, block_info,
+// declared output chunks, element type from f), from_blocks, map_overlap (every boundary, any
+// depth) against dense xtensor references built block by block on random shapes and chunkings;
+// errors (a wrong block shape, bad depth or boundary, out_chunks of the wrong block count) and
+// a throwing f. Also from_buffer (user memory read in place: row-major, column-major and
+// reversed strides). Instantiated per backend (tests/cuda/test_backend_blocks.cu).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <tessera/tessera.hpp>
+#include <xtensor/xnoalias.hpp>
+#include <xtensor/xstrided_view.hpp>
+#include <xtensor/xview.hpp>
+
+#include "support/backends.hpp"
+#include "support/cases.hpp"
+
+namespace ts = tessera;
+using namespace testing;
+
+namespace {
+
+/// The slice of a dense array that box b covers.
+xt::xstrided_slice_vector slices_of(const ts::box& b) {
+  xt::xstrided_slice_vector sv;
+  for (int d = 0; d < b.rank(); ++d) sv.push_back(xt::range(b.lo[d], b.hi[d]));
+  return sv;
+}
+
+/// A 3-point sum along every axis, same shape; cells at the block's edges keep their value
+/// (so the result is the global stencil wherever a halo of 1 was supplied).
+template <class B>
+xt::xarray<double> stencil(const B& b) {
+  xt::xarray<double> r = b;
+  for (std::size_t d = 0; d < b.dimension(); ++d) {
+    const auto n = b.shape()[d];
+    if (n < 3) continue;
+    xt::xarray<double> s = r;
+    xt::xstrided_slice_vector mid(b.dimension(), xt::all()), lo(b.dimension(), xt::all()),
+        hi(b.dimension(), xt::all());
+    mid[d] = xt::range(1, n - 1);
+    lo[d] = xt::range(0, n - 2);
+    hi[d] = xt::range(2, n);
+    auto sm = xt::strided_view(s, mid);
+    xt::noalias(sm) = xt::strided_view(r, lo) + xt::strided_view(r, mid) + xt::strided_view(r, hi);
+    r = s;
+  }
+  return r;
+}
+
+/// x padded by `depth` on every side as Dask's map_overlap boundaries say, element by element:
+/// "nearest" repeats the edge cell, "periodic" wraps, "reflect" mirrors with the edge cell
+/// repeated (NumPy's symmetric), "constant" is `value`. (xtensor 0.24's xt::pad mis-sizes a
+/// temporary, so the test pads on its own.)
+xt::xarray<double> pad_dense(const xt::xarray<double>& x, ts::index_t depth, const std::string& mode,
+                             double value) {
+  std::vector<std::size_t> shape(x.shape().begin(), x.shape().end());
+  for (auto& n : shape) n += std::size_t(2 * depth);
+  xt::xarray<double> p = xt::zeros<double>(shape);
+  std::vector<std::size_t> src(shape.size());
+  for (std::size_t f = 0; f < p.size(); ++f) {
+    std::size_t r = f;
+    bool outside = false;
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      const auto i = ts::index_t(r % shape[d]) - depth;
+      r /= shape[d];
+      const auto n = ts::index_t(x.shape()[d]);
+      ts::index_t s = i;
+      if (mode == "nearest") s = std::clamp<ts::index_t>(i, 0, n - 1);
+      else if (mode == "periodic") s = ((i % n) + n) % n;
+      else if (mode == "reflect") {
+        const ts::index_t m = ((i % (2 * n)) + 2 * n) % (2 * n);
+        s = m < n ? m : 2 * n - 1 - m;
+      } else outside = outside || i < 0 || i >= n;
+      src[d] = std::size_t(std::clamp<ts::index_t>(s, 0, n - 1));
+    }
+    p.flat(f) = outside ? value : x.element(src.begin(), src.end());
+  }
+  return p;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("map_blocks: one and several inputs, block_info and element types against block-by-block references",
+                   "[blocks]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(20261125);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(10); ++it) {
+    const auto shape = random_shape(rng, 0, 3, 9);
+    const auto xd = testing::random_data<double>(rng, shape);
+    auto x = ts::from_xtensor(xd, random_chunks(rng, shape));
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " chunks "
+                 << describe(x.chunks()));
+
+    // a plain block function: the elementwise result, blocks in place
+    auto y = ts::map_blocks([](const auto& b) { return xt::xarray<double>(b * 2.0 + 1.0); }, x);
+    CHECK(y.chunks() == x.chunks());
+    CHECK(ts::node_name(y) == "map_blocks");
+    CHECK(bitwise_equal_arrays(ts::compute(y, pol), xt::xarray<double>(xd * 2.0 + 1.0)));
+
+    // block_info: each block adds its location; the reference walks the same blocks
+    auto z = ts::map_blocks(
+        [](const ts::block_info& info, const auto& b) {
+          double k = 0;
+          for (std::size_t d = 0; d < info.chunk_location.size(); ++d)
+            k += double(info.chunk_location[d] + 1) * 100.0 + double(info.array_location[d].first);
+          REQUIRE(info.inputs.size() == 1);
+          REQUIRE(info.inputs[0].block_shape() == info.block_shape());
+          REQUIRE(info.shape == info.inputs[0].shape);
+          return xt::xarray<double>(b + k);
+        },
+        x);
+    xt::xarray<double> zref = xd;
+    for (ts::index_t b = 0; b < x.grid().block_count(); ++b) {
+      const ts::box bx = x.grid().block_box(b);
+      const ts::ivec k = x.grid().block_index(b);
+      double add = 0;
+      for (int d = 0; d < bx.rank(); ++d) add += double(k[d] + 1) * 100.0 + double(bx.lo[d]);
+      auto v = xt::strided_view(zref, slices_of(bx));
+      xt::noalias(v) = v + add;  // (noalias: xtensor 0.24 mis-sizes this temporary)
+    }
+    CHECK(bitwise_equal_arrays(ts::compute(z, pol), zref));
+
+    // another element type: bool from a comparison, then reduced lazily
+    auto m = ts::map_blocks([](const auto& b) { return b > 0.25; }, x);
+    static_assert(std::is_same_v<typename decltype(m)::value_type, bool>);
+    CHECK(bitwise_equal_arrays(ts::compute(m, pol), xt::xarray<bool>(xd > 0.25)));
+    if (xd.size() > 0)
+      CHECK(ts::sum(m).item(pol) == ts::index_t(xt::sum(xt::cast<ts::index_t>(xd > 0.25))()));
+
+    // two inputs with different chunkings: blocks on the common refinement, then broadcast
+    // against a length-1 axis (passed unbroadcast, as Dask does)
+    if (shape.empty()) continue;
+    const auto wd = testing::random_data<double>(rng, shape);
+    auto w = ts::from_xtensor(wd, random_chunks(rng, shape));
+    auto sum2 = ts::map_blocks([](const auto& a, const auto& b) { return xt::xarray<double>(a - 3.0 * b); }, x, w);
+    for (int d = 0; d < x.dimension(); ++d)
+      CHECK(sum2.chunks()[std::size_t(d)] == ts::detail::refine(x.chunks()[std::size_t(d)], w.chunks()[std::size_t(d)]));
+    CHECK(bitwise_equal_arrays(ts::compute(sum2, pol), xt::xarray<double>(xd - 3.0 * wd)));
+    ts::shape_t rshape = shape;
+    rshape[0] = 1;
+    const auto rd = testing::random_data<double>(rng, rshape);
+    auto row = ts::from_xtensor(rd, random_chunks(rng, rshape));
+    auto bc = ts::map_blocks(
+        [](const ts::block_info& info, const auto& a, const auto& r) {
+          REQUIRE(r.shape()[0] == 1);
+          REQUIRE(info.inputs[1].chunk_location[0] == 0);
+          return xt::xarray<double>(a * r);
+        },
+        x, row);
+    CHECK(bitwise_equal_arrays(ts::compute(bc, pol), xt::xarray<double>(xd * rd)));
+  }
+}
+
+TEMPLATE_TEST_CASE("map_blocks: declared out_chunks (blocks of other shapes) and from_blocks",
+                   "[blocks]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(1125);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(8); ++it) {
+    const ts::shape_t shape{1 + ts::index_t(rng() % 12), 1 + ts::index_t(rng() % 12)};
+    const auto xd = testing::random_data<double>(rng, shape);
+    auto x = ts::from_xtensor(xd, random_chunks(rng, shape));
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " chunks "
+                 << describe(x.chunks()));
+    // each block's row sums: one column per block along axis 1
+    const auto& c = x.chunks();
+    auto s = ts::map_blocks([](const auto& b) { return xt::xarray<double>(xt::sum(b, {1}, xt::keep_dims)); },
+                            ts::out_chunks({c[0], std::vector<ts::index_t>(c[1].size(), 1)}), x);
+    CHECK(s.shape() == ts::shape_t{shape[0], ts::index_t(c[1].size())});
+    xt::xarray<double> ref = xt::zeros<double>({std::size_t(shape[0]), c[1].size()});
+    ts::index_t lo = 0;
+    for (std::size_t j = 0; j < c[1].size(); ++j) {
+      auto part = xt::view(xd, xt::all(), xt::range(lo, lo + c[1][j]));
+      xt::view(ref, xt::all(), j) = xt::sum(part, {1});
+      lo += c[1][j];
+    }
+    CHECK(bitwise_equal_arrays(ts::compute(s, pol), ref));
+
+    // from_blocks: blocks made from their location alone; only touched blocks are made
+    std::atomic<int> made{0};
+    auto g = ts::from_blocks(
+        [&made](const ts::block_info& info) {
+          ++made;
+          xt::xarray<int> b = xt::zeros<int>(info.block_shape());
+          for (std::size_t i = 0; i < b.shape()[0]; ++i)
+            for (std::size_t j = 0; j < b.shape()[1]; ++j)
+              b(i, j) = int(info.array_location[0].first + ts::index_t(i)) * 100 +
+                        int(info.array_location[1].first + ts::index_t(j));
+          return b;
+        },
+        shape, c);
+    xt::xarray<int> gref = xt::zeros<int>(shape);
+    for (ts::index_t i = 0; i < shape[0]; ++i)
+      for (ts::index_t j = 0; j < shape[1]; ++j) gref(i, j) = int(i * 100 + j);
+    CHECK(bitwise_equal_arrays(ts::compute(g, pol), gref));
+    made = 0;
+    CHECK(ts::compute(ts::view(g, ts::range(0, 1), ts::range(0, 1)), pol)(0, 0) == 0);
+    CHECK(made == 1);
+  }
+}
+
+TEMPLATE_TEST_CASE("map_overlap: a stencil with halos equals the global stencil for every boundary",
+                   "[blocks]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(251125);
+  std::mt19937_64 rng(seed);
+  const char* boundaries[] = {"none", "reflect", "periodic", "nearest", "constant"};
+  for (int it = 0; it < test_iterations(15); ++it) {
+    const auto shape = random_shape(rng, 1, 3, 10);
+    bool empty = false;
+    for (auto n : shape) empty = empty || n == 0;
+    if (empty) continue;
+    const auto xd = testing::random_data<double>(rng, shape);
+    auto x = ts::from_xtensor(xd, random_chunks(rng, shape));
+    const char* boundary = boundaries[rng() % 5];
+    const ts::index_t depth = 1 + ts::index_t(rng() % 3);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " chunks "
+                 << describe(x.chunks()) << " boundary " << boundary << " depth " << depth);
+    const bool none = std::string(boundary) == "none";
+    auto y = ts::map_overlap(
+        [none, depth](const ts::block_info& info, const auto& b) {
+          // the input box is the block plus the halo, in the array's coordinates
+          for (std::size_t d = 0; d < b.dimension(); ++d) {
+            const auto [lo, hi] = info.inputs[0].array_location[d];
+            const auto [olo, ohi] = info.array_location[d];
+            REQUIRE(lo == (none ? std::max<ts::index_t>(olo - depth, 0) : olo - depth));
+            REQUIRE(hi == (none ? std::min<ts::index_t>(ohi + depth, info.shape[d]) : ohi + depth));
+            REQUIRE(ts::index_t(b.shape()[d]) == hi - lo);
+          }
+          REQUIRE(info.inputs[0].shape == info.shape);
+          return stencil(b);
+        },
+        x, depth, boundary, 0.5);
+    CHECK(ts::node_name(y) == "map_overlap");
+    CHECK(y.chunks() == x.chunks());
+    // reference: the stencil of the whole padded array, halo cut (with "none" the array's edge
+    // cells keep their value, as the stencil of the unpadded array does)
+    xt::xarray<double> ref;
+    if (std::string(boundary) == "none") {
+      ref = stencil(xd);
+    } else {
+      const xt::xarray<double> p = pad_dense(xd, depth, boundary, 0.5);
+      xt::xarray<double> sp = stencil(p);
+      xt::xstrided_slice_vector sv;
+      for (auto n : shape) sv.push_back(xt::range(depth, depth + n));
+      ref = xt::strided_view(sp, sv);
+    }
+    CHECK(bitwise_equal_arrays(ts::compute(y, pol), ref));
+  }
+}
+
+TEMPLATE_TEST_CASE("map_blocks: errors name the bad value; an exception in f reaches the caller",
+                   "[blocks]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const xt::xarray<double> xd = xt::arange<double>(24).reshape({4, 6});
+  auto x = ts::from_xtensor(xd, {2, 3});
+  // a block of the wrong shape
+  auto bad = ts::map_blocks([](const auto&) { return xt::xarray<double>(xt::zeros<double>({3})); }, x);
+  CHECK_THROWS_MATCHING(ts::compute(bad, pol), ts::invalid_argument,
+                        Catch::Contains("f returned shape (3,) for block (0, 0)") &&
+                            Catch::Contains("has shape (2, 3)"));
+  // out_chunks whose block count differs from the inputs'
+  CHECK_THROWS_MATCHING(ts::map_blocks([](const auto& b) { return xt::xarray<double>(b); },
+                                       ts::out_chunks({{4}, {3, 3}}), x),
+                        ts::invalid_argument, Catch::Contains("(1, 2) blocks per axis") && Catch::Contains("(2, 2)"));
+  // mismatched shapes
+  auto other = ts::from_xtensor(xt::xarray<double>(xt::zeros<double>({3, 6})), {3, 3});
+  CHECK_THROWS_AS(ts::map_blocks([](const auto& a, const auto&) { return xt::xarray<double>(a); }, x, other),
+                  ts::invalid_argument);
+  // map_overlap arguments
+  auto id = [](const auto& b) { return xt::xarray<double>(b); };
+  CHECK_THROWS_MATCHING(ts::map_overlap(id, x, 1, "mirror"), ts::invalid_argument,
+                        Catch::Contains("boundary 'mirror'"));
+  CHECK_THROWS_MATCHING(ts::map_overlap(id, x, std::vector<ts::index_t>{1, -2}), ts::invalid_argument,
+                        Catch::Contains("depth (1, -2)"));
+  CHECK_THROWS_MATCHING(ts::map_overlap(id, x, std::vector<ts::index_t>{1}), ts::invalid_argument,
+                        Catch::Contains("depth (1,) has 1 entries"));
+  // f returning its block without cutting room for the halo is caught by the shape check
+  auto no_halo = ts::map_overlap([](const ts::block_info& i, const auto&) { return xt::xarray<double>(xt::zeros<double>(i.block_shape())); },
+                                 x, 1, "periodic");
+  CHECK_THROWS_MATCHING(ts::compute(no_halo, pol), ts::invalid_argument, Catch::Contains("with its halo"));
+  // an exception thrown by f on one block
+  auto throws = ts::map_blocks(
+      [](const ts::block_info& info, const auto& b) {
+        if (info.chunk_location[0] == 1 && info.chunk_location[1] == 1) throw std::runtime_error("block (1, 1) failed");
+        return xt::xarray<double>(b);
+      },
+      x);
+  CHECK_THROWS_MATCHING(ts::compute(throws, pol), std::runtime_error, Catch::Contains("block (1, 1) failed"));
+  CHECK_THROWS_AS(ts::sum(throws).item(pol), std::runtime_error);
+  // the blocks before the failing one are fine: a view that avoids it computes
+  CHECK(bitwise_equal_arrays(ts::compute(ts::view(throws, ts::range(0, 2)), pol), xt::xarray<double>(xt::view(xd, xt::range(0, 2)))));
+}
+
+TEMPLATE_TEST_CASE("from_buffer: user memory in any strides, read in place", "[blocks][buffer]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(31125);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(10); ++it) {
+    const auto shape = random_shape(rng, 0, 3, 9);
+    const auto xd = testing::random_data<double>(rng, shape);
+    const auto chunks = random_chunks(rng, shape);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape));
+    // row-major: the xarray's own memory
+    std::vector<double> rows(xd.begin(), xd.end());
+    auto a = ts::from_buffer(rows.data(), shape, chunks);
+    CHECK(ts::node_name(a) == "from_buffer");
+    CHECK(bitwise_equal_arrays(ts::compute(a, pol), xd));
+    CHECK(bitwise_equal_arrays(ts::compute(a * 2.0 + 1.0, pol), xt::xarray<double>(xd * 2.0 + 1.0)));
+    // column-major (Fortran) strides and reversed (negative) strides over the same values
+    const int r = int(shape.size());
+    std::vector<ts::index_t> fstrides(static_cast<std::size_t>(r)), rstrides(static_cast<std::size_t>(r));
+    ts::index_t acc = 1;
+    for (int d = 0; d < r; ++d) {
+      fstrides[std::size_t(d)] = acc;
+      acc *= shape[std::size_t(d)];
+    }
+    std::vector<double> cols(xd.size()), reversed(xd.rbegin(), xd.rend());
+    acc = 1;
+    for (int d = r - 1; d >= 0; --d) {
+      rstrides[std::size_t(d)] = -acc;
+      acc *= shape[std::size_t(d)];
+    }
+    for (std::size_t f = 0; f < xd.size(); ++f) {  // element f (row-major) -> its Fortran offset
+      std::size_t rem = f;
+      ts::index_t off = 0;
+      for (int d = r - 1; d >= 0; --d) {
+        off += ts::index_t(rem % std::size_t(shape[std::size_t(d)])) * fstrides[std::size_t(d)];
+        rem /= std::size_t(shape[std::size_t(d)]);
+      }
+      cols[std::size_t(off)] = xd.flat(f);
+    }
+    auto fm = ts::from_buffer(cols.data(), shape, chunks, fstrides);
+    CHECK(bitwise_equal_arrays(ts::compute(fm, pol), xd));
+    if (xd.size() > 0) {
+      auto rv = ts::from_buffer(reversed.data() + reversed.size() - 1, shape, random_chunks(rng, shape), rstrides);
+      CHECK(bitwise_equal_arrays(ts::compute(rv, pol), xd));
+      CHECK(ts::sum(fm).item(pol) == Approx(ts::sum(a).item(pol)));
+      // nothing was copied: a change to the buffer shows in the next evaluation
+      rows[0] = 1e300;
+      CHECK(ts::amax(a).item(pol) == 1e300);
+    }
+  }
+  // errors name the value
+  double one = 1;
+  CHECK_THROWS_MATCHING(ts::from_buffer<double>(nullptr, {3, 2}), ts::invalid_argument,
+                        Catch::Contains("null pointer for shape (3, 2)"));
+  CHECK_THROWS_MATCHING(ts::from_buffer(&one, {1, 1}, {}, {1}), ts::invalid_argument,
+                        Catch::Contains("strides (1,) have 1 entries but shape (1, 1)"));
+  CHECK(ts::from_buffer(&one, {}).item(pol) == 1.0);  // 0-d
+}
