@@ -102,6 +102,38 @@ void nan_arg_cases(case_writer<P>& w, std::mt19937_64& rng) {
   }
 }
 
+/// Histograms: equal bins over a random range (values on edges, outside and NaN included),
+/// explicit edges, weights, and 2-d histograms.
+template <class T, class P>
+void histogram_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  auto shape = random_shape(rng, 0, 3, 8);
+  auto x = ts::from_xtensor(holey_data<T>(rng, shape), random_chunks(rng, shape));
+  auto y = ts::from_xtensor(holey_data<T>(rng, shape), random_chunks(rng, shape));
+  auto wt = ts::from_xtensor(testing::random_data<double>(rng, shape), random_chunks(rng, shape));
+  const auto ix = w.input(x), iy = w.input(y), iw = w.input(wt);
+  const ts::index_t bins = 1 + ts::index_t(rng() % 13);
+  const double lo = -double(rng() % 40) / 4, hi = lo + double(rng() % 80) / 4;  // lo == hi too
+  const std::string p = std::to_string(bins) + ";" + std::to_string(lo) + ";" + std::to_string(hi);
+  auto [h, edges] = ts::histogram(x, bins, {lo, hi});
+  w.add("histogram", h, {ix}, p);
+  w.add("histogram_edges", ts::from_xtensor(xt::xarray<typename decltype(edges)::value_type>(
+                               xt::adapt(edges, {edges.size()}))),
+        {ix}, p);
+  w.add("histogram_weighted", ts::histogram(x, bins, {lo, hi}, wt).hist, {ix, iw}, p);
+  std::vector<double> e{lo};
+  std::string ep = std::to_string(lo);
+  for (int k = 0, n = 1 + int(rng() % 5); k < n; ++k) {
+    e.push_back(e.back() + double(rng() % 12) / 4);  // repeated edges too
+    ep += "," + std::to_string(e.back());
+  }
+  w.add("histogram_explicit", ts::histogram(x, e).hist, {ix}, ep);
+  const ts::index_t by = 1 + ts::index_t(rng() % 6);
+  const double ylo = -double(rng() % 20) / 2, yhi = ylo + 0.5 + double(rng() % 30) / 2;
+  w.add("histogram2d", ts::histogram2d(x, y, {bins, by}, {{lo, hi}, {ylo, yhi}}).hist, {ix, iy},
+        std::to_string(bins) + "," + std::to_string(by) + ";" + std::to_string(lo) + "," +
+            std::to_string(hi) + "," + std::to_string(ylo) + "," + std::to_string(yhi));
+}
+
 /// Order statistics (median, quantile, percentile and nan-variants) over random axes, with
 /// scalar and list q, keepdims or not; plain variants on data without NaN holes most of the time.
 template <class T, class P>
@@ -241,4 +273,41 @@ TEMPLATE_TEST_CASE("median, quantile, percentile and their nan-variants agree wi
   CHECK_THROWS_MATCHING(ts::median(x, std::vector<ts::index_t>{1, -1}), ts::invalid_argument,
                         Catch::Contains("axis -1 repeats"));
   CHECK_THROWS_MATCHING(ts::median(x, 2), ts::invalid_argument, Catch::Contains("axis 2"));
+}
+
+TEMPLATE_TEST_CASE("histogram, histogram2d and bincount agree with NumPy run at test time", "[reduce][histogram][numpy]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  // counts exactly; weighted sums within the script's summation tolerance
+  check_against_numpy(pol, 1125, 8, 0, [&](case_writer<TestType>& w, std::mt19937_64& rng) {
+    histogram_cases<double>(w, rng);
+    histogram_cases<float>(w, rng);
+    histogram_cases<std::int32_t>(w, rng);
+  });
+  // bincount: random non-negative integers, weights, minlength at and above the largest value
+  check_against_numpy(pol, 2511, 4, 0, [&](case_writer<TestType>& w, std::mt19937_64& rng) {
+    const ts::index_t n = ts::index_t(rng() % 40);
+    xt::xarray<std::int32_t> v = xt::zeros<std::int32_t>({std::size_t(n)});
+    for (auto& e : v) e = std::int32_t(rng() % 12);
+    auto x = ts::from_xtensor(v, random_chunks(rng, {n}));
+    auto wt = ts::from_xtensor(testing::random_data<double>(rng, {n}), random_chunks(rng, {n}));
+    const auto ix = w.input(x), iw = w.input(wt);
+    const ts::index_t m = 12 + ts::index_t(rng() % 4);
+    w.add("bincount", ts::bincount(x, m), {ix}, std::to_string(m));
+    w.add("bincount", ts::bincount(x, wt, m), {ix, iw}, std::to_string(m));
+    if (n > 0) w.add("bincount", ts::bincount(x, pol), {ix}, "0");
+  });
+  auto neg = ts::from_xtensor(xt::xarray<int>{1, -3, 2}, {2});
+  CHECK_THROWS_MATCHING(ts::compute(ts::bincount(neg, 4), pol), ts::invalid_argument,
+                        Catch::Contains("bincount: value -3 is negative"));
+  CHECK_THROWS_MATCHING(ts::compute(ts::bincount(ts::from_xtensor(xt::xarray<int>{1, 4, 2}, {2}), 3), pol), ts::invalid_argument,
+                        Catch::Contains("value 4 is not below minlength 3"));
+  CHECK_THROWS_MATCHING(ts::bincount(neg, 0), ts::invalid_argument, Catch::Contains("minlength = 0"));
+  auto x = ts::arange<double>(10);
+  CHECK_THROWS_MATCHING(ts::histogram(x, 0, {0.0, 1.0}), ts::invalid_argument, Catch::Contains("bins = 0"));
+  CHECK_THROWS_MATCHING(ts::histogram(x, 3, {2.0, 1.0}), ts::invalid_argument, Catch::Contains("range (2, 1)"));
+  CHECK_THROWS_MATCHING(ts::histogram(x, std::vector<double>{0, 2, 1}), ts::invalid_argument,
+                        Catch::Contains("edge 2 = 1 after 2"));
+  CHECK_THROWS_MATCHING(ts::histogram2d(x, ts::arange<double>(9), {2, 2}, {{0, 1}, {0, 1}}),
+                        ts::invalid_argument, Catch::Contains("shapes (10,) and (9,)"));
 }

@@ -11,3 +11,4 @@
 #include "reduce/scan.hpp"
 #include "reduce/ptp.hpp"
 #include "reduce/quantile.hpp"
+#include "reduce/histogram.hpp"

@@ -28,8 +28,8 @@ warnings.simplefilter("ignore")
 np.seterr(all="ignore")
 
 # Sums in a different order: within a few ulp (Tessera's pairwise/compensated vs NumPy's).
-SUMMED = {"nansum", "nanprod", "nanmean", "nanvar", "nanstd"}
-NAN_REDUCTIONS = SUMMED | {"nanmin", "nanmax"}
+SUMMED = {"nansum", "nanprod", "nanmean", "nanvar", "nanstd", "histogram_weighted"}
+NAN_REDUCTIONS = {"nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmin", "nanmax"}
 FLOAT_MATH = {"tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
               "arctanh", "log1p", "expm1", "log2", "log10", "exp2", "cbrt", "arctan2", "hypot",
               "logaddexp", "logaddexp2", "float_power", "deg2rad", "rad2deg"}
@@ -204,6 +204,22 @@ def manipulation(func, param, xs):
         if x.dtype == np.float32 and func in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd"):
             return getattr(np, func)(x.astype(np.float64), **kw).astype(np.float32)
         return getattr(np, func)(x, **kw)
+    if func == "bincount":  # minlength (0: NumPy's own length)
+        return np.bincount(xs[0], weights=xs[1] if len(xs) > 1 else None, minlength=int(param))
+    if func.startswith("histogram"):
+        if func == "histogram_explicit":
+            return np.histogram(xs[0], bins=[float(v) for v in param.split(",")])[0]
+        if func == "histogram2d":  # bx,by;xlo,xhi,ylo,yhi over the flattened points
+            b, r = param.split(";")
+            r = [float(v) for v in r.split(",")]
+            return np.histogram2d(xs[0].ravel(), xs[1].ravel(), bins=tuple(ints(b)),
+                                  range=[r[0:2], r[2:4]])[0]
+        bins, lo, hi = param.split(";")
+        kw = {"bins": int(bins), "range": (float(lo), float(hi))}
+        if func == "histogram_weighted":
+            kw["weights"] = xs[1]
+        h, e = np.histogram(xs[0], **kw)
+        return e if func == "histogram_edges" else h
     if func in ("nanargmin", "nanargmax"):  # axis or all;keepdims
         axis, keep = param.split(";")
         return getattr(np, func)(xs[0], axis=None if axis == "all" else int(axis), keepdims=keep == "1")

@@ -86,6 +86,14 @@
 #define TESSERA_KERNEL_ATTRIBUTES
 #endif
 
+// Host functions that must round a * b + c twice, as NumPy does (quantile interpolation,
+// histogram bins): no contraction into an FMA.
+#if defined(__GNUC__) && !defined(__clang__)
+#define TESSERA_NO_CONTRACT __attribute__((optimize("fp-contract=off")))
+#else
+#define TESSERA_NO_CONTRACT
+#endif
+
 // Expressions nested deeper than this run at the compiled level only: inlining a whole
 // 256-operation chain into each copy takes GCC minutes (docs/reliability.md, deep expressions).
 #ifndef TESSERA_DISPATCH_MAX_DEPTH

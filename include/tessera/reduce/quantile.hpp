@@ -28,6 +28,7 @@
 #include <xtensor/xmanipulation.hpp>
 
 #include "../blocks.hpp"
+#include "../core/host_isa.hpp"
 #include "../manipulation.hpp"
 #include "../nodes/rechunk.hpp"
 #include "reduction.hpp"
@@ -48,7 +49,7 @@ using order_result_t = std::conditional_t<std::is_floating_point_v<T>, T, double
 
 /// The statistic of one lane (reordered in place), for quantile index k (median: ignored).
 template <class T, class R = order_result_t<T>>
-R lane_statistic(T* v, index_t n, const order_statistic& s, double q) {
+TESSERA_NO_CONTRACT R lane_statistic(T* v, index_t n, const order_statistic& s, double q) {
   if constexpr (std::is_floating_point_v<T>) {
     if (s.nan_skip) {
       n = index_t(std::remove_if(v, v + n, [](T x) { return x != x; }) - v);
@@ -87,7 +88,10 @@ R lane_statistic(T* v, index_t n, const order_statistic& s, double q) {
   } else {
     d = double(T(b - a));
   }
-  return R(t >= 0.5 ? double(b) - d * (1 - t) : double(a) + d * t);
+  // two roundings, as NumPy: separate statements (Clang contracts within one expression only)
+  // and TESSERA_NO_CONTRACT (GCC contracts across them)
+  const double step = t >= 0.5 ? d * (1 - t) : d * t;
+  return R(t >= 0.5 ? double(b) - step : double(a) + step);
 }
 
 /// The block function: blocks have a leading axis of length 1 (the quantile axis to be) and
