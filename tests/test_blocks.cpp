@@ -2,12 +2,16 @@
 // declared output chunks, element type from f), from_blocks, map_overlap (every boundary, any
 // depth) against dense xtensor references built block by block on random shapes and chunkings;
 // errors (a wrong block shape, bad depth or boundary, out_chunks of the wrong block count) and
-// a throwing f. Also from_buffer (user memory read in place: row-major, column-major and
+// a throwing f. Also topk/argtopk (built on two block passes) against a dense stable sort, and
+// from_buffer (user memory read in place: row-major, column-major and
 // reversed strides). Instantiated per backend (tests/cuda/test_backend_blocks.cu).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <limits>
+#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -357,4 +361,56 @@ TEMPLATE_TEST_CASE("from_buffer: user memory in any strides, read in place", "[b
   CHECK_THROWS_MATCHING(ts::from_buffer(&one, {1, 1}, {}, {1}), ts::invalid_argument,
                         Catch::Contains("strides (1,) have 1 entries but shape (1, 1)"));
   CHECK(ts::from_buffer(&one, {}).item(pol) == 1.0);  // 0-d
+}
+
+TEMPLATE_TEST_CASE("topk and argtopk: the dense stable sort's first |k| along any axis", "[blocks][topk]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(41125);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(12); ++it) {
+    auto shape = random_shape(rng, 1, 3, 9);
+    for (auto& n : shape) n = std::max<ts::index_t>(n, 1);
+    auto xd = testing::random_data<double>(rng, shape);  // multiples of 1/8: many ties
+    if (rng() % 2) xd.flat(rng() % xd.size()) = std::numeric_limits<double>::quiet_NaN();
+    auto x = ts::from_xtensor(xd, random_chunks(rng, shape));
+    const int r = int(shape.size());
+    const int axis = int(rng() % std::size_t(r));
+    const ts::index_t n = shape[std::size_t(axis)];
+    const ts::index_t m = 1 + ts::index_t(rng() % std::size_t(n));
+    const ts::index_t k = rng() % 2 ? m : -m;
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " chunks "
+                 << describe(x.chunks()) << " axis " << axis << " k " << k);
+    // reference: each lane stably sorted (NaN largest; largest first when k > 0)
+    std::vector<std::size_t> oshape(shape.begin(), shape.end());
+    oshape[std::size_t(axis)] = std::size_t(m);
+    xt::xarray<double> vref = xt::zeros<double>(oshape);
+    xt::xarray<ts::index_t> iref = xt::zeros<ts::index_t>(oshape);
+    std::size_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= std::size_t(shape[std::size_t(d)]);
+    for (int d = axis + 1; d < r; ++d) inner *= std::size_t(shape[std::size_t(d)]);
+    for (std::size_t o = 0; o < outer; ++o)
+      for (std::size_t i = 0; i < inner; ++i) {
+        std::vector<ts::index_t> order(static_cast<std::size_t>(n));
+        std::iota(order.begin(), order.end(), 0);
+        auto val = [&](ts::index_t j) { return xd.flat((o * std::size_t(n) + std::size_t(j)) * inner + i); };
+        std::stable_sort(order.begin(), order.end(), [&](ts::index_t a, ts::index_t b) {
+          const double va = val(a), vb = val(b);
+          const bool an = std::isnan(va), bn = std::isnan(vb);
+          if (an != bn) return k > 0 ? an : bn;
+          if (an) return false;
+          return k > 0 ? va > vb : va < vb;
+        });
+        for (std::size_t j = 0; j < std::size_t(m); ++j) {
+          const std::size_t at = (o * std::size_t(m) + j) * inner + i;
+          iref.flat(at) = order[j];
+          vref.flat(at) = val(order[j]);
+        }
+      }
+    CHECK(bitwise_equal_arrays(ts::compute(ts::topk(x, k, axis), pol), vref));
+    CHECK(bitwise_equal_arrays(ts::compute(ts::argtopk(x, k, axis - r), pol), iref));
+  }
+  auto x = ts::arange<double>(5);
+  CHECK_THROWS_MATCHING(ts::topk(x, 6), ts::invalid_argument, Catch::Contains("k = 6"));
+  CHECK_THROWS_MATCHING(ts::argtopk(x, 0), ts::invalid_argument, Catch::Contains("k = 0"));
 }

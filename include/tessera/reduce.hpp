@@ -12,3 +12,4 @@
 #include "reduce/ptp.hpp"
 #include "reduce/quantile.hpp"
 #include "reduce/histogram.hpp"
+#include "reduce/topk.hpp"
