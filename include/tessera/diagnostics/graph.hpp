@@ -379,6 +379,38 @@ constexpr bool holds_reduction() {
   else return false;
 }
 
+/// Nodes that lower to another node (a stored leaf) without running a stage (map_blocks,
+/// nanargmin's check): like reductions, they have no bind() until lowered.
+template <class N>
+concept lowered_away = requires { N::lowers_away; };
+/// Whether N's own subtree (not looking inside erased pieces, which lower themselves) holds a
+/// node that must be lowered before it can bind.
+template <class N>
+constexpr bool must_lower();
+template <class P>
+struct pack_must_lower;
+template <std::size_t... I, class... A>
+struct pack_must_lower<pack_of<std::index_sequence<I...>, A...>> {
+  static constexpr bool value = (must_lower<A>() || ...);
+};
+template <class T>
+struct tuple_must_lower;
+template <class... A>
+struct tuple_must_lower<std::tuple<A...>> {
+  static constexpr bool value = (must_lower<A>() || ...);
+};
+template <class N>
+constexpr bool must_lower() {
+  if constexpr (erased_node<N>) return false;
+  else if constexpr (is_reduction_node<N>::value || staged_node<N> || lowered_away<N>) return true;
+  else if constexpr (listed_operands<N>) return tuple_must_lower<typename N::operand_types>::value;
+  else if constexpr (requires(const N& x) { x.operands(); })
+    return pack_must_lower<std::remove_cvref_t<decltype(std::declval<const N&>().operands())>>::value;
+  else if constexpr (requires(const N& x) { x.child(); })
+    return must_lower<std::remove_cvref_t<decltype(std::declval<const N&>().child())>>();
+  else return false;
+}
+
 /// Stages and tasks of the stages below x's own: the reductions in x's subtree.
 template <expression_type X>
 index_t inner_stages(const X& x) {

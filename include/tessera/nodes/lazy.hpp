@@ -122,13 +122,19 @@ class erased_piece {
   virtual void probe(const box& b, placement_probe& ctx) const = 0;
   /// Box b evaluated into device scratch of `context` (a device_context); nvcc pieces only.
   virtual const T* evaluate_device(const box& b, void* context) const = 0;
+  /// Stages and tasks the reductions inside run when lowered (0: lowering changes nothing but
+  /// the type of the lazies inside, so the piece binds as it is). Counted once, at construction.
   virtual index_t inner_stages() const = 0;
   virtual index_t inner_tasks() const = 0;
+  /// Whether this piece and every piece inside it were built by nvcc (can run on ts::cuda).
+  virtual bool device_capable() const = 0;
   virtual std::string expression_name() const = 0;
 };
 
 template <class X>
 int erased_depth_of(const X& x);
+template <class X>
+bool erased_device_capable(const X& x);
 
 /// U, named through a type that depends on X (defers the use of an incomplete U).
 template <class X, class U>
@@ -143,7 +149,12 @@ class erased_expression final : public erased_piece<T> {
 
  public:
   using ptr = typename erased_piece<T>::ptr;
-  explicit erased_expression(E e) : expr_(std::move(e)), depth_(1 + erased_depth_of(expr_)) {}
+  explicit erased_expression(E e)
+      : expr_(std::move(e)),
+        depth_(1 + erased_depth_of(expr_)),
+        stages_(detail::inner_stages(expr_)),
+        tasks_(detail::inner_tasks(expr_)),
+        device_(Device && erased_device_capable(expr_)) {}
 
   const chunk_grid& grid() const override { return expr_.grid(); }
   int depth() const override { return depth_; }
@@ -200,17 +211,18 @@ class erased_expression final : public erased_piece<T> {
     }
   }
 
-  index_t inner_stages() const override { return detail::inner_stages(expr_); }
-  index_t inner_tasks() const override { return detail::inner_tasks(expr_); }
+  index_t inner_stages() const override { return stages_; }
+  index_t inner_tasks() const override { return tasks_; }
+  bool device_capable() const override { return device_; }
   std::string expression_name() const override { return node_name(expr_); }
 
  private:
-  /// Whether E can bind at all: nothing in it is left to lower (one that still holds a
-  /// reduction cannot; its piece is replaced by the lowered one before anything binds). The
-  /// same for every context Ctx; the parameter only defers the check to the use.
+  /// Whether E can bind at all: nothing in it is left to lower but the lazies inside, which
+  /// bind their own pieces (one that still holds a reduction cannot; its piece is replaced by
+  /// the lowered one before anything binds). The same for every context Ctx; the parameter
+  /// only defers the check to the use.
   template <class Ctx>
-  static constexpr bool bindable =
-      std::is_same_v<std::remove_cvref_t<decltype(std::declval<const E&>().lower(host{}))>, E>;
+  static constexpr bool bindable = !detail::must_lower<E>();
   template <class R>
   R not_lowered() const {
     throw std::logic_error("ts::lazy: a piece over '" + expression_name() +
@@ -241,6 +253,8 @@ class erased_expression final : public erased_piece<T> {
 
   E expr_;
   int depth_;
+  index_t stages_, tasks_;
+  bool device_;
 };
 
 /// A box of host memory as a one-block store (the generic context's gather reads it).
@@ -256,6 +270,88 @@ struct host_box_store {
 };
 
 }  // namespace detail
+
+namespace detail {
+
+/// The piece lowered for `policy`: itself when nothing inside runs a stage (the lazies inside
+/// bind their own pieces), else a new piece over the lowered expression.
+template <class T, class P>
+typename erased_piece<T>::ptr lower_piece(const typename erased_piece<T>::ptr& p, const P& policy) {
+  if constexpr (std::is_same_v<P, cuda>) {
+    if (!p->device_capable())
+      throw_invalid("ts::lazy: a piece in '", p->expression_name(),
+                    "' was built in a translation unit not compiled by nvcc, so it has no "
+                    "device code; build the ts::lazy in a .cu file that includes "
+                    "<tessera/lazy.hpp> to run it on ts::cuda");
+    return p->inner_stages() == 0 ? p : p->lower_device(&policy, p);
+  } else if constexpr (std::is_same_v<P, host>) {
+    return p->inner_stages() == 0 ? p : p->lower_host(policy, p);
+  } else {  // other backends read host results
+    return p->inner_stages() == 0 ? p : p->lower_host(host{}, p);
+  }
+}
+
+/// Binds piece p over box b in context ctx (see the header comment).
+template <class T, class Ctx>
+auto bind_piece(const erased_piece<T>& piece, const box& b, Ctx& ctx) {
+  if constexpr (std::is_same_v<Ctx, host_context>) {
+    return piece.bind_host(b, ctx);
+  } else if constexpr (std::is_same_v<Ctx, placement_probe>) {
+    piece.probe(b, ctx);
+    return stored_accessor<T>{};
+  } else {
+    stored_accessor<T> a;
+    if (b.count() == 0) return a;
+    if constexpr (std::is_same_v<Ctx, cuda_backend::device_context>) {
+      a.p = piece.evaluate_device(b, &ctx);
+    } else {  // another backend's context: evaluated on the host, gathered into its space
+      std::vector<T> h(std::size_t(b.count()));
+      host_context hc;
+      write_box(piece.bind_host(b, hc), b, h.data(), row_major_strides(b));
+      shape_t shape(std::size_t(b.rank()));
+      chunks_t chunks(std::size_t(b.rank()));
+      for (int d = 0; d < b.rank(); ++d) {
+        shape[std::size_t(d)] = b.hi[d];
+        if (b.lo[d] > 0) chunks[std::size_t(d)].push_back(b.lo[d]);
+        chunks[std::size_t(d)].push_back(b.extent(d));
+      }
+      host_box_store<T> s{chunk_grid(shape, chunks), h.data()};
+      a.p = ctx.gather(s, b);
+    }
+    a.origin = b.lo;
+    a.stride = row_major_strides(b);
+    return a;
+  }
+}
+
+}  // namespace detail
+
+/// A ts::lazy lowered for a policy (what lazy<T>::lower returns): its own type, so that every
+/// node above a lazy sees that lowering may have replaced something and lowers its operands
+/// (a node whose operands lower to their own types keeps itself).
+template <class T>
+class lowered_lazy : public expression<lowered_lazy<T>> {
+ public:
+  using value_type = T;
+  explicit lowered_lazy(typename detail::erased_piece<T>::ptr p) : piece_(std::move(p)) {}
+  const chunk_grid& grid() const { return piece_->grid(); }
+  int depth() const { return piece_->depth(); }
+  template <class P>
+  lowered_lazy lower(const P& policy) const {
+    return lowered_lazy(detail::lower_piece<T>(piece_, policy));
+  }
+  template <class Ctx>
+  auto bind(const box& b, Ctx& ctx) const {
+    return detail::bind_piece<T>(*piece_, b, ctx);
+  }
+  index_t erased_stages() const { return piece_->inner_stages(); }
+  index_t erased_tasks() const { return piece_->inner_tasks(); }
+  std::string erased_name() const { return piece_->expression_name(); }
+  bool empty_or_device_capable() const { return piece_->device_capable(); }
+
+ private:
+  typename detail::erased_piece<T>::ptr piece_;
+};
 
 /// A lazy array of element type T over any expression (type-erased; see the header comment).
 /// Built implicitly from an expression of element type T, explicitly (an astype) from another
@@ -286,42 +382,14 @@ class lazy : public expression<lazy<T>> {
   int depth() const { return piece_ ? piece_->depth() : 0; }
 
   template <class P>
-  lazy lower(const P& policy) const {
-    if constexpr (std::is_same_v<P, cuda>) return lazy(piece().lower_device(&policy, piece_));
-    else if constexpr (std::is_same_v<P, host>) return lazy(piece().lower_host(policy, piece_));
-    else return lazy(piece().lower_host(host{}, piece_));  // other backends read host results
+  lowered_lazy<T> lower(const P& policy) const {
+    (void)piece();  // an empty lazy throws here
+    return lowered_lazy<T>(detail::lower_piece<T>(piece_, policy));
   }
 
   template <class Ctx>
   auto bind(const box& b, Ctx& ctx) const {
-    if constexpr (std::is_same_v<Ctx, host_context>) {
-      return piece().bind_host(b, ctx);
-    } else if constexpr (std::is_same_v<Ctx, detail::placement_probe>) {
-      piece().probe(b, ctx);
-      return stored_accessor<T>{};
-    } else {
-      stored_accessor<T> a;
-      if (b.count() == 0) return a;
-      if constexpr (std::is_same_v<Ctx, detail::cuda_backend::device_context>) {
-        a.p = piece().evaluate_device(b, &ctx);
-      } else {  // another backend's context: evaluated on the host, gathered into its space
-        std::vector<T> h(std::size_t(b.count()));
-        host_context hc;
-        write_box(piece().bind_host(b, hc), b, h.data(), row_major_strides(b));
-        shape_t shape(std::size_t(b.rank()));
-        chunks_t chunks(std::size_t(b.rank()));
-        for (int d = 0; d < b.rank(); ++d) {
-          shape[std::size_t(d)] = b.hi[d];
-          if (b.lo[d] > 0) chunks[std::size_t(d)].push_back(b.lo[d]);
-          chunks[std::size_t(d)].push_back(b.extent(d));
-        }
-        detail::host_box_store<T> s{chunk_grid(shape, chunks), h.data()};
-        a.p = ctx.gather(s, b);
-      }
-      a.origin = b.lo;
-      a.stride = row_major_strides(b);
-      return a;
-    }
+    return detail::bind_piece<T>(piece(), b, ctx);
   }
 
   // diagnostics/graph.hpp: the stages and tasks of the reductions inside the piece.
@@ -329,9 +397,10 @@ class lazy : public expression<lazy<T>> {
   index_t erased_tasks() const { return piece().inner_tasks(); }
   /// node_name of the erased expression's root ("add", "normal", ...).
   std::string erased_name() const { return piece().expression_name(); }
+  /// Whether the pieces can run on ts::cuda (an empty lazy: nothing to refuse yet).
+  bool empty_or_device_capable() const { return !piece_ || piece_->device_capable(); }
 
  private:
-  explicit lazy(typename detail::erased_piece<T>::ptr p) : piece_(std::move(p)) {}
   const detail::erased_piece<T>& piece() const {
     if (!piece_)
       throw_invalid("ts::lazy<T> is empty (default-constructed): assign an expression to it "
@@ -350,6 +419,20 @@ template <class X>
 struct is_lazy : std::false_type {};
 template <class T>
 struct is_lazy<lazy<T>> : std::true_type {};
+template <class T>
+struct is_lazy<lowered_lazy<T>> : std::true_type {};
+
+/// Whether every lazy leaf of x can run on ts::cuda (true when it has none).
+template <class X>
+bool erased_device_capable(const X& x) {
+  if constexpr (is_lazy<X>::value) {
+    return x.empty_or_device_capable();
+  } else {
+    bool ok = true;
+    for_each_operand(x, [&](const auto& a) { ok = ok && erased_device_capable(a); });
+    return ok;
+  }
+}
 
 /// The deepest piece nesting among x's lazy leaves (0 when it has none).
 template <class X>

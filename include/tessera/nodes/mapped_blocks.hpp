@@ -272,6 +272,7 @@ class mapped_blocks : public expression<mapped_blocks<R, X...>> {
  public:
   using value_type = R;
   using function_type = detail::block_function<R, typename X::value_type...>;
+  static constexpr bool lowers_away = true;  // to a stored leaf (diagnostics/graph.hpp)
   mapped_blocks(std::shared_ptr<const function_type> f, std::shared_ptr<const detail::block_layout> layout,
                 X... inputs)
       : f_(std::move(f)), layout_(std::move(layout)), inputs_{{std::move(inputs)}...} {}

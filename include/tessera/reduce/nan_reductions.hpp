@@ -134,6 +134,7 @@ template <class X>
 class all_nan_checked : public expression<all_nan_checked<X>> {
  public:
   using value_type = index_t;
+  static constexpr bool lowers_away = true;  // to the reduction's result (diagnostics/graph.hpp)
   all_nan_checked(X child, std::string name) : child_(std::move(child)), name_(std::move(name)) {}
   const chunk_grid& grid() const { return child_.grid(); }
   const X& child() const { return child_; }
