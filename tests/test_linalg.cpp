@@ -2,12 +2,15 @@
 // randomized SVD against dense LAPACK references on randomized shapes and chunkings.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
 #include <xtensor/xarray.hpp>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmanipulation.hpp>
 
 #include "support/backends.hpp"
 #include "support/cases.hpp"
@@ -598,4 +601,77 @@ TEMPLATE_TEST_CASE("norm: every ord against direct sums and the singular values"
   CHECK_THROWS_AS(la::norm(ts::zeros<double>({2, 2}), "spectral"), std::invalid_argument);
   CHECK_THROWS_AS(la::norm(ts::zeros<double>({2, 2, 2}), 1), std::invalid_argument);
   CHECK_THROWS_AS(la::norm(ts::zeros<double>({2, 2}), 3), std::invalid_argument);
+}
+
+namespace {
+/// NumPy's cov of rows-as-variables x (v x n), computed directly in double.
+xt::xarray<double> dense_cov(const xt::xarray<double>& x, ts::index_t ddof) {
+  const std::size_t v = x.shape()[0], n = x.shape()[1];
+  xt::xarray<double> c = xt::zeros<double>({v, v});
+  std::vector<double> mean(v, 0.0);
+  for (std::size_t i = 0; i < v; ++i) {
+    for (std::size_t k = 0; k < n; ++k) mean[i] += x(i, k);
+    mean[i] /= double(n);
+  }
+  for (std::size_t i = 0; i < v; ++i)
+    for (std::size_t j = 0; j < v; ++j) {
+      double s = 0;
+      for (std::size_t k = 0; k < n; ++k) s += (x(i, k) - mean[i]) * (x(j, k) - mean[j]);
+      c(i, j) = s * (1.0 / double(ts::index_t(n) - ddof));
+    }
+  return c;
+}
+bool near(const xt::xarray<double>& a, const xt::xarray<double>& b) {
+  if (a.shape() != b.shape()) return false;
+  double scale = 1e-300;
+  for (double v : b) scale = std::max(scale, std::abs(v));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(std::abs(a.flat(i) - b.flat(i)) <= 1e-12 * scale)) return false;
+  return true;
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("cov and corrcoef match NumPy's definitions", "[linalg][cov]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(61125);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(10); ++it) {
+    const ts::index_t v = 1 + ts::index_t(rng() % 6), n = 2 + ts::index_t(rng() % 30);
+    const ts::index_t ddof = ts::index_t(rng() % 2);
+    const bool rowvar = rng() % 2;
+    const xt::xarray<double> rows = testing::random_data<double>(rng, {v, n});
+    const xt::xarray<double> m = rowvar ? rows : xt::xarray<double>(xt::transpose(rows));
+    const std::vector<std::size_t> ms(m.shape().begin(), m.shape().end());
+    auto x = ts::from_xtensor(m, random_chunks(rng, {ts::index_t(ms[0]), ts::index_t(ms[1])}));
+    INFO("seed " << seed << " iteration " << it << " vars " << v << " obs " << n << " rowvar " << rowvar
+                 << " ddof " << ddof << " chunks " << describe(x.chunks()));
+    xt::xarray<double> ref = dense_cov(rows, ddof);
+    const auto c = ts::compute(ts::cov(x, {.rowvar = rowvar, .ddof = ddof}, pol), pol);
+    if (v == 1) ref = xt::xarray<double>(ref(0, 0));  // NumPy squeezes one variable to 0-d
+    CHECK(near(c, ref));
+    // corrcoef: cov / (s_i s_j), clipped; the diagonal is 1
+    const auto r = ts::compute(ts::corrcoef(x, {.rowvar = rowvar}, pol), pol);
+    if (v > 1) {
+      const xt::xarray<double> full = dense_cov(rows, 1);
+      for (std::size_t i = 0; i < std::size_t(v); ++i)
+        for (std::size_t j = 0; j < std::size_t(v); ++j) {
+          const double want = std::clamp(full(i, j) / std::sqrt(full(i, i)) / std::sqrt(full(j, j)), -1.0, 1.0);
+          CHECK(((std::isnan(want) && std::isnan(r(i, j))) || std::abs(r(i, j) - want) <= 1e-12));
+        }
+    }
+    // cov(m, y): the variables of both
+    if (rowvar) {
+      const xt::xarray<double> yd = testing::random_data<double>(rng, {2, n});
+      auto y = ts::from_xtensor(yd, random_chunks(rng, {2, n}));
+      const xt::xarray<double> both = xt::concatenate(xt::xtuple(rows, yd), 0);
+      CHECK(near(ts::compute(ts::cov(x, y, {.ddof = ddof}, pol), pol), dense_cov(both, ddof)));
+    }
+  }
+  // a 1-d input is one variable
+  auto one = ts::from_xtensor(xt::xarray<double>{1, 2, 4}, {2});
+  CHECK(ts::cov(one, {}, pol).item(pol) == Approx(7.0 / 3.0));
+  CHECK_THROWS_MATCHING(ts::cov(ts::zeros<double>({2, 2, 2}), {}, pol), ts::invalid_argument,
+                        Catch::Contains("cov: m has shape (2, 2, 2)"));
+  CHECK_THROWS_MATCHING(ts::cov(ts::zeros<double>({2, 3}), ts::zeros<double>({2, 4}), {}, pol),
+                        ts::invalid_argument, Catch::Contains("3 observations but y has 4"));
 }

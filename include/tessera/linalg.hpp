@@ -25,6 +25,7 @@
 // After the backends' overloads (qr for ts::cuda): lstsq and norm call them.
 #include "linalg/norm.hpp"
 #include "linalg/solve.hpp"
+#include "linalg/cov.hpp"
 
 namespace tessera {
 /// NumPy's names in ts:: for the chunked matrix product (2-d operands; linalg/matmul.hpp).
