@@ -716,3 +716,97 @@ TEST_CASE("invalid parameters throw std::invalid_argument naming the value", "[r
   throws_with([&] { g.wald(1, 0, {3}); }, "scale (0)");
   CHECK(g.stream() == 0);
 }
+
+TEMPLATE_TEST_CASE("permutation and choice: bijections, chunk-invariant, uniform; weighted and without replacement",
+                   "[random][permutation]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = testing::test_seed(71125);
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  for (index_t n : {index_t(0), index_t(1), index_t(2), index_t(3), index_t(17), index_t(1000), index_t(65537)}) {
+    auto g = ts::random::default_rng(seed + std::uint64_t(n));
+    const auto shape = ts::shape_t{n};
+    auto a = ts::random::default_rng(seed + std::uint64_t(n)).permutation(n, testing::random_chunks(rng, shape));
+    auto p = ts::compute(g.permutation(n, testing::random_chunks(rng, shape)), pol);
+    INFO("n " << n);
+    CHECK(testing::bitwise_equal_arrays(ts::compute(a, pol), p));  // the same for any chunking
+    std::vector<index_t> sorted(p.begin(), p.end());
+    std::sort(sorted.begin(), sorted.end());
+    bool is_perm = true;
+    for (index_t i = 0; i < n; ++i) is_perm = is_perm && sorted[std::size_t(i)] == i;
+    CHECK(is_perm);
+    if (n >= 17) {  // a slice computes only its elements, the same ones
+      auto s = ts::compute(ts::view(a, ts::range(3, n, 5)), pol);
+      for (std::size_t k = 0; k < s.size(); ++k) CHECK(s(k) == p(3 + 5 * k));
+    }
+  }
+  // every order of 4 elements about equally often (24 orders, chi-square, 23 dof, p = 0.001)
+  {
+    auto g = ts::random::default_rng(seed);
+    std::vector<double> counts(24, 0.0);
+    for (int t = 0; t < 4800; ++t) {
+      const auto f = g.permutation(4).function();  // the element function, on the host
+      int code = 0;
+      std::vector<int> left{0, 1, 2, 3};
+      for (index_t i = 0; i < 4; ++i) {  // the permutation's rank among the 24
+        const auto pos = std::find(left.begin(), left.end(), int(f(i))) - left.begin();
+        code = code * int(4 - i) + int(pos);
+        left.erase(left.begin() + pos);
+      }
+      counts[std::size_t(code)] += 1;
+    }
+    INFO("chi2 " << chi_square(counts));
+    CHECK(chi_square(counts) < 49.73);
+  }
+  // choice with replacement: uniform over 7 values (6 dof)
+  auto g = ts::random::default_rng(seed);
+  const auto c = ts::compute(g.choice(7, {70000}, {9000}), pol);
+  std::vector<double> counts(7, 0.0);
+  index_t outside = 0;
+  for (auto v : c) {
+    if (v < 0 || v >= 7) ++outside;
+    else counts[std::size_t(v)] += 1;
+  }
+  CHECK(outside == 0);
+  INFO("chi2 " << chi_square(counts));
+  CHECK(chi_square(counts) < 22.46);
+  // without replacement: distinct
+  const auto d = ts::compute(g.choice(50, {5, 8}, {2, 3}, false), pol);
+  std::vector<index_t> dv(d.begin(), d.end());
+  std::sort(dv.begin(), dv.end());
+  CHECK(std::adjacent_find(dv.begin(), dv.end()) == dv.end());
+  CHECK((dv.front() >= 0 && dv.back() < 50));
+  // weighted: a zero-probability value never drawn, the others at their rates (2 dof)
+  const std::vector<double> prob{0.1, 0.0, 0.6, 0.3};
+  const auto w = ts::compute(g.choice(prob, {100000}, {30000}), pol);
+  std::vector<double> wc(4, 0.0);
+  for (auto v : w) wc[std::size_t(v)] += 1;
+  CHECK(wc[1] == 0);
+  double x2 = 0;
+  for (int k : {0, 2, 3}) {
+    const double e = 100000 * prob[std::size_t(k)];
+    x2 += (wc[std::size_t(k)] - e) * (wc[std::size_t(k)] - e) / e;
+  }
+  INFO("weighted chi2 " << x2);
+  CHECK(x2 < 13.82);
+  // from an array, and an array's rows shuffled (each row intact)
+  auto a = ts::arange<double>(0.5, 10.0, 1.0);
+  index_t not_in_a = 0;
+  for (double v : ts::compute(g.choice(a, {40}, {7}), pol)) not_in_a += !(v - 0.5 == std::floor(v) && v < 10);
+  CHECK(not_in_a == 0);
+  const xt::xarray<double> md = testing::random_data<double>(rng, {6, 3});
+  const auto shuffled = ts::compute(g.permutation(ts::from_xtensor(md, {4, 2}), 0), pol);
+  std::vector<std::vector<double>> r1, r2;
+  for (std::size_t i = 0; i < 6; ++i) {
+    r1.push_back({md(i, 0), md(i, 1), md(i, 2)});
+    r2.push_back({shuffled(i, 0), shuffled(i, 1), shuffled(i, 2)});
+  }
+  std::sort(r1.begin(), r1.end());
+  std::sort(r2.begin(), r2.end());
+  CHECK(r1 == r2);
+  // errors name the value
+  CHECK_THROWS_MATCHING(g.choice(5, {6}, {}, false), ts::invalid_argument, Catch::Contains("cannot take 6 samples from 5"));
+  CHECK_THROWS_MATCHING(g.choice(std::vector<double>{0.5, 0.6}, {3}), ts::invalid_argument, Catch::Contains("sum to 1.1"));
+  CHECK_THROWS_MATCHING(g.choice(std::vector<double>{0.5, -0.5, 1}, {3}), ts::invalid_argument, Catch::Contains("p[1] = -0.5"));
+  CHECK_THROWS_MATCHING(g.choice(0, {3}), ts::invalid_argument, Catch::Contains("n (0) must be > 0"));
+}

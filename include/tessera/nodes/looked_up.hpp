@@ -58,6 +58,13 @@ struct digitize {
     return decreasing ? n - bound(t, n, x, !right) : bound(t, n, x, !right);
   }
 };
+/// t[x]: the table's element at index x (0 <= x < n; choice from an array).
+struct at {
+  template <class X, class V>
+  TESSERA_HD V operator()(X x, const V* t, index_t) const {
+    return t[x];
+  }
+};
 }  // namespace lookups
 
 template <class Op, class L, class V>

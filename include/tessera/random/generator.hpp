@@ -9,10 +9,12 @@
 #include <type_traits>
 
 #include "../core/errors.hpp"
+#include "../indexing.hpp"
 #include "../nodes/generated.hpp"
 #include "conversions.hpp"
 #include "compound.hpp"
 #include "distributions.hpp"
+#include "permutation.hpp"
 #include "philox_array.hpp"
 
 namespace tessera::random {
@@ -277,6 +279,71 @@ class generator {
     return draw(d, shape, chunks);
   }
 
+  /// A random permutation of [0, n) (int64; NumPy's permutation(n)), lazy and counter-based:
+  /// element i is a keyed bijection of i (random/permutation.hpp), so slices compute only what
+  /// they select and every chunking gives the same array.
+  generated<permutation_fn> permutation(index_t n, const chunks_arg& chunks = {}) {
+    if (n < 0) throw_invalid("permutation: n (", n, ") must be >= 0");
+    permutation_fn f = permutation_of(std::uint64_t(n));
+    return generated<permutation_fn>(f, chunk_grid::make({n}, chunks, sizeof(index_t)));
+  }
+
+  /// n integers from [0, n) as NumPy's choice(n, size, replace): with replacement uniform;
+  /// without, distinct (size <= n). Lazy and counter-based.
+  generated<choice_fn> choice(index_t n, const shape_t& shape, const chunks_arg& chunks = {},
+                              bool replace = true) {
+    if (n <= 0) throw_invalid("choice: n (", n, ") must be > 0 (nothing to choose from)");
+    chunk_grid g = chunk_grid::make(shape, chunks, sizeof(index_t));
+    if (!replace && g.size() > n)
+      throw_invalid("choice: cannot take ", g.size(), " samples from ", n,
+                    " without replacement (size > n)");
+    choice_fn f{permutation_of(std::uint64_t(n)), replace};
+    return generated<choice_fn>(f, std::move(g));
+  }
+
+  /// Elements of the 1-d array a, as NumPy's choice(a, size, replace): a is computed first
+  /// (with `pol`) into a one-chunk table; the draws are choice(a.size, ...) looked up in it.
+  template <expression_type A, class P = host>
+  auto choice(const A& a, const shape_t& shape, const chunks_arg& chunks = {}, bool replace = true,
+              const P& pol = {}) {
+    if (a.dimension() != 1) throw_invalid("choice: a has shape ", a.shape(), "; it must be 1-d");
+    using T = typename A::value_type;
+    auto idx = choice(a.size(), shape, chunks, replace);
+    return looked_up<lookups::at, generated<choice_fn>, T>({}, idx, tessera::detail::table_array(tessera::detail::host_values(a, pol)));
+  }
+
+  /// x with its elements along `axis` in a random order (NumPy's Generator.permutation(x,
+  /// axis)): a take of x at the positions of permutation(n); lazy in x.
+  template <expression_type X>
+  auto permutation(const X& x, index_t axis = 0) {
+    if (x.dimension() == 0) throw_invalid("permutation: a 0-d array has no axis to permute");
+    const int ax = tessera::detail::normalize_axis(axis, x.dimension(), "axis");
+    const index_t n = x.shape()[std::size_t(ax)];
+    const permutation_fn f = permutation_of(std::uint64_t(n));
+    std::vector<index_t> order(static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) order[std::size_t(i)] = f(i);
+    return take(x, order, ax);
+  }
+
+  /// Integers from [0, p.size()) with probabilities p (NumPy's choice(n, size, p=p), with
+  /// replacement): the first index whose cumulative probability exceeds a uniform draw.
+  auto choice(const std::vector<double>& p, const shape_t& shape, const chunks_arg& chunks = {}) {
+    if (p.empty()) throw_invalid("choice: p is empty (nothing to choose from)");
+    std::vector<double> cdf(p.size());
+    double total = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      if (!(p[i] >= 0) || !std::isfinite(p[i]))
+        throw_invalid("choice: probability p[", i, "] = ", p[i], " must be finite and >= 0");
+      total += p[i];
+      cdf[i] = total;
+    }
+    if (!(std::abs(total - 1) <= 1.5e-8))  // NumPy's tolerance, sqrt(eps)
+      throw_invalid("choice: probabilities sum to ", total, ", not 1");
+    for (double& c : cdf) c /= total;
+    // u < 1 and the last cumulative value is exactly 1: the index is always below p.size()
+    return searchsorted(cdf, random<double>(shape, chunks), "right");
+  }
+
   /// An array of any distribution D (the built-in ones or the caller's own: docs/random.md,
   /// "Your own distribution"), drawn on the next stream like every factory above.
   template <distribution D>
@@ -290,6 +357,18 @@ class generator {
     auto grid = chunk_grid::make(shape, chunks, sizeof(typename D::value_type));
     ++next_;  // only after the arguments were accepted
     return random_array<D>(f, std::move(grid));
+  }
+
+  /// The permutation function of [0, n) on the next stream.
+  permutation_fn permutation_of(std::uint64_t n) {
+    if (next_ >= max_streams)
+      throw_invalid("random generator: stream ", next_, " exceeds the limit of 2^48 streams");
+    permutation_fn f;
+    f.key = philox::key::of_seed(seed_);
+    f.stream = next_++;
+    f.n = n;
+    f.half_bits = permutation_fn::half_bits_for(n);
+    return f;
   }
   /// Not a distribution: stops compilation with a message naming the first requirement of the
   /// `distribution` concept that D misses (instead of a wall of unsatisfied constraints).
