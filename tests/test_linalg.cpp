@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <random>
 #include <string>
 #include <xtensor/xarray.hpp>
@@ -674,4 +675,87 @@ TEMPLATE_TEST_CASE("cov and corrcoef match NumPy's definitions", "[linalg][cov]"
                         Catch::Contains("cov: m has shape (2, 2, 2)"));
   CHECK_THROWS_MATCHING(ts::cov(ts::zeros<double>({2, 3}), ts::zeros<double>({2, 4}), {}, pol),
                         ts::invalid_argument, Catch::Contains("3 observations but y has 4"));
+}
+
+namespace {
+/// tensordot by its definition: every output element a sum over the contracted indices.
+xt::xarray<double> dense_tensordot(const xt::xarray<double>& a, const xt::xarray<double>& b,
+                                   const std::vector<int>& ca, const std::vector<int>& cb) {
+  std::vector<int> fa, fb;
+  for (int d = 0; d < int(a.dimension()); ++d)
+    if (std::find(ca.begin(), ca.end(), d) == ca.end()) fa.push_back(d);
+  for (int d = 0; d < int(b.dimension()); ++d)
+    if (std::find(cb.begin(), cb.end(), d) == cb.end()) fb.push_back(d);
+  std::vector<std::size_t> oshape, kshape;
+  for (int d : fa) oshape.push_back(a.shape()[std::size_t(d)]);
+  for (int d : fb) oshape.push_back(b.shape()[std::size_t(d)]);
+  for (int d : ca) kshape.push_back(a.shape()[std::size_t(d)]);
+  xt::xarray<double> out = xt::zeros<double>(oshape);
+  std::size_t kn = 1;
+  for (auto k : kshape) kn *= k;
+  std::vector<std::size_t> ia(a.dimension()), ib(b.dimension());
+  for (std::size_t o = 0; o < out.size(); ++o) {
+    std::size_t r = o;
+    for (std::size_t q = oshape.size(); q-- > 0;) {
+      const std::size_t v = r % oshape[q];
+      r /= oshape[q];
+      if (q < fa.size()) ia[std::size_t(fa[q])] = v;
+      else ib[std::size_t(fb[q - fa.size()])] = v;
+    }
+    double s = 0;
+    for (std::size_t k = 0; k < kn; ++k) {
+      std::size_t rk = k;
+      for (std::size_t q = kshape.size(); q-- > 0;) {
+        ia[std::size_t(ca[q])] = ib[std::size_t(cb[q])] = rk % kshape[q];
+        rk /= kshape[q];
+      }
+      s += a.element(ia.begin(), ia.end()) * b.element(ib.begin(), ib.end());
+    }
+    out.flat(o) = s;
+  }
+  return out;
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("tensordot matches its definition for random axes and chunkings", "[linalg][tensordot]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(81125);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(12); ++it) {
+    // a of rank 1-3, b of rank 1-3, 0-2 contracted pairs of equal lengths
+    const int ra = 1 + int(rng() % 3), rb = 1 + int(rng() % 3);
+    const int nc = int(rng() % std::size_t(std::min(ra, rb) + 1));
+    ts::shape_t sa(static_cast<std::size_t>(ra)), sb(static_cast<std::size_t>(rb));
+    for (auto& n : sa) n = 1 + ts::index_t(rng() % 5);
+    for (auto& n : sb) n = 1 + ts::index_t(rng() % 5);
+    std::vector<int> pa(static_cast<std::size_t>(ra)), pb(static_cast<std::size_t>(rb));
+    std::iota(pa.begin(), pa.end(), 0);
+    std::iota(pb.begin(), pb.end(), 0);
+    std::shuffle(pa.begin(), pa.end(), rng);
+    std::shuffle(pb.begin(), pb.end(), rng);
+    std::vector<int> ca(pa.begin(), pa.begin() + nc), cb(pb.begin(), pb.begin() + nc);
+    for (int k = 0; k < nc; ++k) sb[std::size_t(cb[std::size_t(k)])] = sa[std::size_t(ca[std::size_t(k)])];
+    const xt::xarray<double> ad = testing::random_data<double>(rng, sa), bd = testing::random_data<double>(rng, sb);
+    auto a = ts::from_xtensor(ad, random_chunks(rng, sa));
+    auto b = ts::from_xtensor(bd, random_chunks(rng, sb));
+    std::vector<ts::index_t> xa, xb;
+    for (int k = 0; k < nc; ++k) {
+      xa.push_back(rng() % 2 ? ca[std::size_t(k)] : ca[std::size_t(k)] - ra);
+      xb.push_back(cb[std::size_t(k)]);
+    }
+    INFO("seed " << seed << " iteration " << it << " a " << describe(sa) << " chunks " << describe(a.chunks())
+                 << " b " << describe(sb) << " chunks " << describe(b.chunks()) << " axes " << describe(xa)
+                 << " " << describe(xb));
+    const auto got = ts::compute(ts::tensordot(a, b, xa, xb, pol), pol);
+    CHECK(near(got, dense_tensordot(ad, bd, ca, cb)));  // sums of multiples of 1/64: exact
+  }
+  // axes = n: the last n of a with the first n of b
+  const xt::xarray<double> ad = testing::random_data<double>(rng, {3, 4, 5}), bd = testing::random_data<double>(rng, {4, 5, 2});
+  auto a = ts::from_xtensor(ad, {2, 3, 2});
+  auto b = ts::from_xtensor(bd, {3, 2, 1});
+  CHECK(near(ts::compute(ts::tensordot(a, b, 2, pol), pol), dense_tensordot(ad, bd, {1, 2}, {0, 1})));
+  CHECK_THROWS_MATCHING(ts::tensordot(a, b, std::vector<ts::index_t>{0}, std::vector<ts::index_t>{0}, pol),
+                        ts::invalid_argument, Catch::Contains("a's axis 0 has length 3, b's axis 0 has 4"));
+  CHECK_THROWS_MATCHING(ts::tensordot(a, b, 4, pol), ts::invalid_argument, Catch::Contains("axes = 4"));
 }

@@ -26,6 +26,7 @@
 #include "linalg/norm.hpp"
 #include "linalg/solve.hpp"
 #include "linalg/cov.hpp"
+#include "linalg/tensordot.hpp"
 
 namespace tessera {
 /// NumPy's names in ts:: for the chunked matrix product (2-d operands; linalg/matmul.hpp).
