@@ -311,3 +311,27 @@ TEMPLATE_TEST_CASE("histogram, histogram2d and bincount agree with NumPy run at 
   CHECK_THROWS_MATCHING(ts::histogram2d(x, ts::arange<double>(9), {2, 2}, {{0, 1}, {0, 1}}),
                         ts::invalid_argument, Catch::Contains("shapes (10,) and (9,)"));
 }
+
+TEMPLATE_TEST_CASE("unique and unique_counts agree with NumPy run at test time", "[reduce][unique][numpy]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  check_against_numpy(pol, 3111, 6, 0, [&](case_writer<TestType>& w, std::mt19937_64& rng) {
+    auto cases = [&](auto tag) {
+      using T = decltype(tag);
+      const auto shape = random_shape(rng, 0, 3, 7);
+      auto x = ts::from_xtensor(holey_data<T>(rng, shape), random_chunks(rng, shape));
+      const auto ix = w.input(x);
+      w.add("unique", ts::unique(x, pol), {ix});
+      w.add("unique_counts", ts::unique_counts(x, pol).counts, {ix});
+    };
+    cases(double{});
+    cases(float{});
+    cases(std::int32_t{});
+    cases(bool{});
+  });
+  // a 0-d array and an expression
+  CHECK(ts::unique(ts::full<int>({}, 7), pol).shape() == ts::shape_t{1});
+  const auto u = ts::unique_counts(ts::arange<int>(10) % 3, pol);
+  CHECK(bool(ts::compute(u.values) == xt::xarray<int>{0, 1, 2}));
+  CHECK(bool(ts::compute(u.counts) == xt::xarray<std::int64_t>{4, 3, 3}));
+}

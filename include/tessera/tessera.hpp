@@ -32,5 +32,6 @@
 #include "products.hpp"
 #include "indexing.hpp"
 #include "blocks.hpp"
+#include "reduce/unique.hpp"
 #include "members.hpp"
 #include "diagnostics/describe.hpp"

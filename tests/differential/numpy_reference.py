@@ -204,6 +204,10 @@ def manipulation(func, param, xs):
         if x.dtype == np.float32 and func in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd"):
             return getattr(np, func)(x.astype(np.float64), **kw).astype(np.float32)
         return getattr(np, func)(x, **kw)
+    if func == "unique":
+        return np.unique(xs[0])
+    if func == "unique_counts":
+        return np.unique(xs[0], return_counts=True)[1].astype(np.int64)
     if func == "bincount":  # minlength (0: NumPy's own length)
         return np.bincount(xs[0], weights=xs[1] if len(xs) > 1 else None, minlength=int(param))
     if func.startswith("histogram"):
