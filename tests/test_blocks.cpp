@@ -414,3 +414,62 @@ TEMPLATE_TEST_CASE("topk and argtopk: the dense stable sort's first |k| along an
   CHECK_THROWS_MATCHING(ts::topk(x, 6), ts::invalid_argument, Catch::Contains("k = 6"));
   CHECK_THROWS_MATCHING(ts::argtopk(x, 0), ts::invalid_argument, Catch::Contains("k = 0"));
 }
+
+TEMPLATE_TEST_CASE("apply_along_axis: numbers drop the axis, 1-d results replace it", "[blocks][apply]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(91125);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(10); ++it) {
+    auto shape = random_shape(rng, 1, 3, 7);
+    for (auto& n : shape) n = std::max<ts::index_t>(n, 1);
+    const auto xd = testing::random_data<double>(rng, shape);
+    auto x = ts::from_xtensor(xd, random_chunks(rng, shape));
+    const int r = int(shape.size());
+    const int axis = int(rng() % std::size_t(r));
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " chunks "
+                 << describe(x.chunks()) << " axis " << axis);
+    // a number per lane: the lane's sum (sequential, as the reference below)
+    auto lane_sum = [](const auto& v) {
+      double s = 0;
+      for (double e : v) s += e;
+      return s;
+    };
+    // two numbers per lane: first and last element minus the lane's minimum
+    auto ends = [](const auto& v) {
+      const double lo = xt::amin(v)();
+      return xt::xarray<double>{v(0) - lo, v(v.size() - 1) - lo};
+    };
+    const auto s = ts::compute(ts::apply_along_axis(lane_sum, axis, x), pol);
+    const auto e = ts::compute(ts::apply_along_axis(ends, axis - r, x), pol);
+    std::vector<std::size_t> sshape, eshape(shape.begin(), shape.end());
+    for (int d = 0; d < r; ++d)
+      if (d != axis) sshape.push_back(std::size_t(shape[std::size_t(d)]));
+    eshape[std::size_t(axis)] = 2;
+    REQUIRE(s.shape() == sshape);
+    REQUIRE(e.shape() == eshape);
+    std::size_t outer = 1, inner = 1, len = std::size_t(shape[std::size_t(axis)]);
+    for (int d = 0; d < axis; ++d) outer *= std::size_t(shape[std::size_t(d)]);
+    for (int d = axis + 1; d < r; ++d) inner *= std::size_t(shape[std::size_t(d)]);
+    bool ok = true;
+    for (std::size_t o = 0; o < outer; ++o)
+      for (std::size_t i = 0; i < inner; ++i) {
+        double sum = 0, lo = xd.flat(o * len * inner + i);
+        for (std::size_t j = 0; j < len; ++j) {
+          const double v = xd.flat((o * len + j) * inner + i);
+          sum += v;
+          lo = std::min(lo, v);
+        }
+        ok = ok && s.flat(o * inner + i) == sum;
+        ok = ok && e.flat((o * 2) * inner + i) == xd.flat(o * len * inner + i) - lo;
+        ok = ok && e.flat((o * 2 + 1) * inner + i) == xd.flat((o * len + len - 1) * inner + i) - lo;
+      }
+    CHECK(ok);
+  }
+  auto x = ts::ones<double>({3, 4}, {2, 2});
+  CHECK_THROWS_MATCHING(ts::apply_along_axis([](const auto& v) { return xt::xarray<double>(xt::zeros<double>({v.size(), v.size()})); }, 1, x),
+                        ts::invalid_argument, Catch::Contains("returned a 2-d result"));
+  // a length that changes from lane to lane is caught when computed
+  auto varying = ts::apply_along_axis([](const auto& v) { return xt::xarray<double>(xt::zeros<double>({v(0) > 0 ? 3u : 2u})); }, 1, x);
+  CHECK_THROWS_MATCHING(ts::compute(varying, pol), ts::invalid_argument, Catch::Contains("f must return one length"));
+}

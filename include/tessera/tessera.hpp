@@ -33,5 +33,6 @@
 #include "indexing.hpp"
 #include "blocks.hpp"
 #include "reduce/unique.hpp"
+#include "apply_along_axis.hpp"
 #include "members.hpp"
 #include "diagnostics/describe.hpp"
