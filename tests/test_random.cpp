@@ -810,3 +810,84 @@ TEMPLATE_TEST_CASE("permutation and choice: bijections, chunk-invariant, uniform
   CHECK_THROWS_MATCHING(g.choice(std::vector<double>{0.5, -0.5, 1}, {3}), ts::invalid_argument, Catch::Contains("p[1] = -0.5"));
   CHECK_THROWS_MATCHING(g.choice(0, {3}), ts::invalid_argument, Catch::Contains("n (0) must be > 0"));
 }
+
+TEMPLATE_TEST_CASE("multinomial, dirichlet and vonmises: sums, moments, ranges, chunk invariance",
+                   "[random][vector_valued]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = testing::test_seed(81125);
+  INFO("seed " << seed);
+  // multinomial: every row sums to n; component means n p within 5 standard errors
+  {
+    const std::vector<double> p{0.2, 0.0, 0.5, 0.3};
+    const std::int64_t n = 40;
+    auto g = ts::random::default_rng(seed);
+    auto m = g.multinomial(n, p, {20000}, {3000});
+    CHECK(m.shape() == ts::shape_t{20000, 4});
+    const auto c = ts::compute(m, pol);
+    const auto c2 = ts::compute(ts::random::default_rng(seed).multinomial(n, p, {20000}, {7000}), pol);
+    CHECK(testing::bitwise_equal_arrays(c, c2));
+    index_t bad_rows = 0;
+    std::vector<double> mean(4, 0.0);
+    for (std::size_t r = 0; r < 20000; ++r) {
+      std::int64_t s = 0;
+      for (std::size_t j = 0; j < 4; ++j) {
+        s += c(r, j);
+        mean[j] += double(c(r, j)) / 20000;
+      }
+      bad_rows += s != n;
+    }
+    CHECK(bad_rows == 0);
+    for (std::size_t j = 0; j < 4; ++j) {
+      const double se = std::sqrt(double(n) * p[j] * (1 - p[j]) / 20000);
+      INFO("component " << j << " mean " << mean[j]);
+      CHECK(std::abs(mean[j] - double(n) * p[j]) <= 5 * se + 1e-12);
+    }
+    CHECK(ts::sum(ts::random::default_rng(seed).multinomial(0, p, {3})).item(pol) == 0);  // n = 0: all zeros
+  }
+  // dirichlet: rows sum to 1; means alpha / sum(alpha)
+  {
+    const std::vector<double> alpha{0.5, 2.0, 3.5};
+    auto g = ts::random::default_rng(seed + 1);
+    const auto d = ts::compute(g.dirichlet(alpha, {30000}, {4096}), pol);
+    double worst = 0;
+    std::vector<double> mean(3, 0.0);
+    for (std::size_t r = 0; r < 30000; ++r) {
+      double s = 0;
+      for (std::size_t j = 0; j < 3; ++j) {
+        s += d(r, j);
+        mean[j] += d(r, j) / 30000;
+      }
+      worst = std::max(worst, std::abs(s - 1));
+    }
+    CHECK(worst < 1e-14);
+    const double a0 = 6.0;
+    for (std::size_t j = 0; j < 3; ++j) {
+      const double m = alpha[j] / a0, var = m * (1 - m) / (a0 + 1);
+      INFO("component " << j << " mean " << mean[j]);
+      CHECK(std::abs(mean[j] - m) <= 5 * std::sqrt(var / 30000));
+    }
+  }
+  // vonmises: angles in [-pi, pi]; E cos(x - mu) = I1(kappa) / I0(kappa); E sin(x - mu) = 0
+  for (double kappa : {0.0, 0.5, 4.0, 2e6}) {
+    const double mu = 1.0;
+    auto g = ts::random::default_rng(seed + 2);
+    const auto v = ts::compute(g.vonmises(mu, kappa, {200000}, {50000}), pol);
+    double c = 0, s = 0;
+    index_t outside = 0;
+    for (double x : v) {
+      outside += !(x >= -M_PI && x <= M_PI);
+      c += std::cos(x - mu) / 200000;
+      s += std::sin(x - mu) / 200000;
+    }
+    const double want = kappa == 0 ? 0.0 : std::cyl_bessel_i(1.0, std::min(kappa, 700.0)) / std::cyl_bessel_i(0.0, std::min(kappa, 700.0));
+    INFO("kappa " << kappa << " E cos " << c << " want " << want << " E sin " << s);
+    CHECK(outside == 0);
+    CHECK(std::abs(c - (kappa > 1e6 ? 1 - 0.5 / kappa : want)) <= 5 * std::sqrt(0.5 / 200000));
+    CHECK(std::abs(s) <= 5 * std::sqrt(0.5 / 200000));
+  }
+  auto g = ts::random::default_rng(seed);
+  CHECK_THROWS_MATCHING(g.multinomial(5, {0.6, 0.6, 0.1}, {2}), ts::invalid_argument, Catch::Contains("sum(pvals[:-1]) = 1.2"));
+  CHECK_THROWS_MATCHING(g.multinomial(5, {0.5, -0.1}, {2}), ts::invalid_argument, Catch::Contains("pvals[1] = -0.1"));
+  CHECK_THROWS_MATCHING(g.dirichlet({1.0, 0.0}, {2}), ts::invalid_argument, Catch::Contains("alpha[1] = 0"));
+  CHECK_THROWS_MATCHING(g.vonmises(0.0, -1.0, {2}), ts::invalid_argument, Catch::Contains("kappa (-1)"));
+}

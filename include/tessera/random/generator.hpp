@@ -16,6 +16,7 @@
 #include "distributions.hpp"
 #include "permutation.hpp"
 #include "philox_array.hpp"
+#include "vector_valued.hpp"
 
 namespace tessera::random {
 
@@ -301,6 +302,64 @@ class generator {
     return generated<choice_fn>(f, std::move(g));
   }
 
+  /// Von Mises(mu, kappa) angles on [-pi, pi] (NumPy's vonmises): mu finite, kappa >= 0.
+  template <class T = double>
+  random_array<vonmises_dist<T>> vonmises(double mu, double kappa, const shape_t& shape,
+                                          const chunks_arg& chunks = {}) {
+    static_assert(std::is_floating_point_v<T>, "vonmises<T>: T must be float or double");
+    check_finite("vonmises", "mu", mu);
+    check_scale("vonmises", "kappa", kappa);
+    vonmises_dist<T> d;
+    d.mu = mu;
+    d.kappa = kappa;
+    d.mode = kappa < 1e-8 ? 0 : kappa > 1e6 ? 2 : 1;
+    if (kappa < 1e-5) {
+      d.s = 1 / kappa + kappa;
+    } else {
+      const double r = 1 + std::sqrt(1 + 4 * kappa * kappa);
+      const double rho = (r - std::sqrt(2 * r)) / (2 * kappa);
+      d.s = (1 + rho * rho) / (2 * rho);
+    }
+    return draw(d, shape, chunks);
+  }
+
+  /// Multinomial(n, pvals) counts (int64), shape `size` + (k,): each row sums to n (NumPy's
+  /// multinomial; conditional binomials, random/vector_valued.hpp). The last axis is one chunk.
+  auto multinomial(std::int64_t n, const std::vector<double>& pvals, const shape_t& size,
+                   const chunks_arg& chunks = {}) {
+    if (n < 0) throw_invalid("multinomial: n (", n, ") must be >= 0");
+    if (pvals.empty()) throw_invalid("multinomial: pvals is empty");
+    double before = 0;
+    std::vector<double> cond(pvals.size(), 1.0);
+    for (std::size_t j = 0; j < pvals.size(); ++j) {
+      if (!(pvals[j] >= 0 && pvals[j] <= 1))
+        throw_invalid("multinomial: pvals[", j, "] = ", pvals[j], " is not in [0, 1]");
+      if (j + 1 < pvals.size()) {
+        const double rest = 1.0 - before;
+        cond[j] = rest > 0 ? std::min(1.0, pvals[j] / rest) : 1.0;
+        before += pvals[j];
+      }
+    }
+    if (before > 1.0 + 1e-12) throw_invalid("multinomial: sum(pvals[:-1]) = ", before, " > 1");
+    multinomial_op op{philox::key::of_seed(seed_), take_stream(), n};
+    return looked_up<multinomial_op, generated<flat_index_fn>, double>(
+        op, rows_of(size, chunks, index_t(pvals.size())), tessera::detail::table_array(cond));
+  }
+
+  /// Dirichlet(alpha) rows (shape `size` + (k,)), each summing to 1 (NumPy's dirichlet as
+  /// normalized gammas; every alpha > 0). The last axis is one chunk.
+  template <class T = double>
+  auto dirichlet(const std::vector<double>& alpha, const shape_t& size, const chunks_arg& chunks = {}) {
+    static_assert(std::is_floating_point_v<T>, "dirichlet<T>: T must be float or double");
+    if (alpha.empty()) throw_invalid("dirichlet: alpha is empty");
+    for (std::size_t j = 0; j < alpha.size(); ++j)
+      if (!(alpha[j] > 0) || !std::isfinite(alpha[j]))
+        throw_invalid("dirichlet: alpha[", j, "] = ", alpha[j], " must be finite and > 0");
+    dirichlet_op<T> op{philox::key::of_seed(seed_), take_stream()};
+    return looked_up<dirichlet_op<T>, generated<flat_index_fn>, double>(
+        op, rows_of(size, chunks, index_t(alpha.size())), tessera::detail::table_array(alpha));
+  }
+
   /// Elements of the 1-d array a, as NumPy's choice(a, size, replace): a is computed first
   /// (with `pol`) into a one-chunk table; the draws are choice(a.size, ...) looked up in it.
   template <expression_type A, class P = host>
@@ -359,13 +418,27 @@ class generator {
     return random_array<D>(f, std::move(grid));
   }
 
-  /// The permutation function of [0, n) on the next stream.
-  permutation_fn permutation_of(std::uint64_t n) {
+  /// The next stream, taken (the arrays that are not a philox_array of one distribution).
+  std::uint64_t take_stream() {
     if (next_ >= max_streams)
       throw_invalid("random generator: stream ", next_, " exceeds the limit of 2^48 streams");
+    return next_++;
+  }
+  /// The flat index over shape `size` + (k,), chunked as `chunks` says for `size`, k in one.
+  static generated<flat_index_fn> rows_of(const shape_t& size, const chunks_arg& chunks, index_t k) {
+    chunk_grid g = chunk_grid::make(size, chunks, sizeof(double) * std::size_t(k));
+    shape_t s = size;
+    s.push_back(k);
+    chunks_t c = g.chunks();
+    c.push_back({k});
+    return generated<flat_index_fn>(flat_index_fn{}, chunk_grid(s, c));
+  }
+
+  /// The permutation function of [0, n) on the next stream.
+  permutation_fn permutation_of(std::uint64_t n) {
     permutation_fn f;
     f.key = philox::key::of_seed(seed_);
-    f.stream = next_++;
+    f.stream = take_stream();
     f.n = n;
     f.half_bits = permutation_fn::half_bits_for(n);
     return f;
