@@ -524,3 +524,23 @@ TEST_CASE("arange lengths past the index type throw, naming the arguments", "[co
   CHECK(ts::arange<std::int64_t>(hi, lo, std::int64_t(-32), {index_t(1) << 40}).size() ==
         index_t(1) << 59);
 }
+
+TEMPLATE_TEST_CASE("an xtensor operand on either side of an operator becomes a Tessera array",
+                   "[core][xtensor]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const xt::xarray<double> xd = {{0, 1, 2}, {3, 4, 5}};
+  auto x = ts::from_xtensor(xd, {1, 2});
+  xt::xarray<double> row = {10, 20, 30};
+  xt::xarray<double> col = xt::xarray<double>::from_shape({2, 1});
+  col(0, 0) = 1;
+  col(1, 0) = 2;
+  static_assert(ts::expression_type<decltype(x + row)>, "the result is a Tessera expression");
+  static_assert(!ts::expression_type<decltype(row + row)>, "xtensor with xtensor stays xtensor");
+  CHECK(bool(ts::compute(x + row, pol) == xt::xarray<double>(xd + row)));
+  CHECK(bool(ts::compute(row * x, pol) == xt::xarray<double>(row * xd)));
+  CHECK(bool(ts::compute(x - col, pol) == xt::xarray<double>(xd - col)));
+  CHECK(bool(ts::compute(x / (row * 2.0), pol) == xt::xarray<double>(xd / (row * 2.0))));  // a lazy xtensor operand
+  CHECK(bool(ts::compute(x >= row / 10.0, pol) == xt::xarray<bool>(xd >= row / 10.0)));
+  const xt::xarray<double> two = {1, 2};
+  CHECK_THROWS_AS(x + two, ts::invalid_argument);  // shapes that do not broadcast
+}

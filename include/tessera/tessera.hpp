@@ -22,6 +22,7 @@
 #include "view.hpp"
 #include "reduce.hpp"
 #include "ops/ufuncs.hpp"
+#include "ops/xtensor_operands.hpp"
 #include "manipulation.hpp"
 #include "reshape.hpp"
 #include "join.hpp"

@@ -30,14 +30,18 @@ namespace tessera {
 
 struct host;  // the default policy, backend/host.hpp
 
-struct expression_tag {};
+/// The base of every node. (Not named expression_tag: xtensor reads a nested type of that name
+/// as an expression's tag, and a base's name is visible as a member of every derived class,
+/// so xtensor's operators would take a Tessera node for an xtensor expression of unknown kind.)
+struct expression_node_base {};
+using expression_tag = expression_node_base;
 
 template <class T>
-concept expression_type = std::is_base_of_v<expression_tag, std::remove_cvref_t<T>>;
+concept expression_type = std::is_base_of_v<expression_node_base, std::remove_cvref_t<T>>;
 
 /// CRTP base of every node: metadata accessors and evaluation entry points.
 template <class D>
-struct expression : expression_tag {
+struct expression : expression_node_base {
   const D& derived() const { return static_cast<const D&>(*this); }
 
   const shape_t& shape() const { return derived().grid().shape(); }
