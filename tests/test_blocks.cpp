@@ -473,3 +473,50 @@ TEMPLATE_TEST_CASE("apply_along_axis: numbers drop the axis, 1-d results replace
   auto varying = ts::apply_along_axis([](const auto& v) { return xt::xarray<double>(xt::zeros<double>({v(0) > 0 ? 3u : 2u})); }, 1, x);
   CHECK_THROWS_MATCHING(ts::compute(varying, pol), ts::invalid_argument, Catch::Contains("f must return one length"));
 }
+
+TEMPLATE_TEST_CASE("reduction (Dask's): chunk, combine and aggregate functions over a tree of any depth",
+                   "[blocks][reduction]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(101125);
+  std::mt19937_64 rng(seed);
+  auto sum = [](const auto& b, const auto& ax) { return xt::xarray<double>(xt::sum(b, ax, xt::keep_dims)); };
+  auto biggest = [](const auto& b, const auto& ax) { return xt::xarray<double>(xt::amax(b, ax, xt::keep_dims)); };
+  auto count_positive = [](const auto& b, const auto& ax) {
+    return xt::xarray<std::int64_t>(xt::sum(xt::cast<std::int64_t>(b > 0.0), ax, xt::keep_dims));
+  };
+  auto add_counts = [](const auto& b, const auto& ax) { return xt::xarray<std::int64_t>(xt::sum(b, ax, xt::keep_dims)); };
+  auto as_double = [](const auto& b, const auto& ax) { return xt::xarray<double>(xt::cast<double>(xt::sum(b, ax, xt::keep_dims))); };
+  for (int it = 0; it < test_iterations(12); ++it) {
+    auto shape = random_shape(rng, 1, 3, 12);
+    for (auto& n : shape) n = std::max<ts::index_t>(n, 1);
+    const auto xd = testing::random_data<double>(rng, shape);  // multiples of 1/8: exact sums
+    auto x = ts::from_xtensor(xd, random_chunks(rng, shape));
+    const int r = int(shape.size());
+    std::vector<ts::index_t> axes;
+    std::vector<std::size_t> xa;
+    for (int d = 0; d < r; ++d)
+      if (rng() % 2) {
+        axes.push_back(rng() % 2 ? d : d - r);
+        xa.push_back(std::size_t(d));
+      }
+    if (axes.empty())
+      for (int d = 0; d < r; ++d) xa.push_back(std::size_t(d));
+    const bool keep = rng() % 2;
+    const int every = 2 + int(rng() % 3);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " chunks "
+                 << describe(x.chunks()) << " axes " << describe(axes) << " keep " << keep << " split_every " << every);
+    const ts::reduce_options o{.keep_dims = keep, .split_every = every};
+    const xt::xarray<double> want_sum = keep ? xt::xarray<double>(xt::sum(xd, xa, xt::keep_dims)) : xt::xarray<double>(xt::sum(xd, xa));
+    const xt::xarray<double> want_max = keep ? xt::xarray<double>(xt::amax(xd, xa, xt::keep_dims)) : xt::xarray<double>(xt::amax(xd, xa));
+    const xt::xarray<std::int64_t> pos = xt::cast<std::int64_t>(xd > 0.0);
+    const xt::xarray<double> want_pos = keep ? xt::xarray<double>(xt::cast<double>(xt::sum(pos, xa, xt::keep_dims)))
+                                             : xt::xarray<double>(xt::cast<double>(xt::sum(pos, xa)));
+    CHECK(bitwise_equal_arrays(ts::compute(ts::reduction(x, sum, sum, sum, axes, o), pol), want_sum));
+    CHECK(bitwise_equal_arrays(ts::compute(ts::reduction(x, biggest, biggest, biggest, axes, o), pol), want_max));
+    CHECK(bitwise_equal_arrays(ts::compute(ts::reduction(x, count_positive, add_counts, as_double, axes, o), pol), want_pos));
+  }
+  auto x = ts::ones<double>({4, 4}, {1, 1});
+  CHECK_THROWS_MATCHING(ts::reduction(x, sum, sum, sum, {0}, {.split_every = 1}), ts::invalid_argument,
+                        Catch::Contains("split_every = 1"));
+  CHECK_THROWS_MATCHING(ts::reduction(x, sum, sum, sum, {0, -2}), ts::invalid_argument, Catch::Contains("axis -2 repeats"));
+}

@@ -13,3 +13,4 @@
 #include "reduce/quantile.hpp"
 #include "reduce/histogram.hpp"
 #include "reduce/topk.hpp"
+#include "reduce/block_reduction.hpp"

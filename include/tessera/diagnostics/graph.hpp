@@ -36,7 +36,7 @@ namespace tessera {
 // Declared here, defined in reduce/: the drivers include this header (task_count sizes a
 // computation's progress), and reduce/reduction.hpp includes the drivers.
 template <class Op, class X>
-class reduction;
+class reduced;
 namespace reducers {
 template <class T, bool Max>
 struct extremum;
@@ -131,7 +131,7 @@ struct is_elementwise_node<elementwise<Op, A...>> : std::true_type {};
 template <class T>
 struct is_reduction_node : std::false_type {};
 template <class Op, class X>
-struct is_reduction_node<reduction<Op, X>> : std::true_type {};
+struct is_reduction_node<reduced<Op, X>> : std::true_type {};
 
 /// A remap is a transpose when it only permutes whole axes (not the identity), else a view
 /// (getitem).

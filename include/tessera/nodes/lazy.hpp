@@ -128,6 +128,9 @@ class erased_piece {
   virtual index_t inner_tasks() const = 0;
   /// Whether this piece and every piece inside it were built by nvcc (can run on ts::cuda).
   virtual bool device_capable() const = 0;
+  /// Whether lowering changes anything but the type of the lazies inside: a node in the piece
+  /// or in a piece inside it must be lowered (a reduction, a block function) before binding.
+  virtual bool needs_lowering() const = 0;
   virtual std::string expression_name() const = 0;
 };
 
@@ -135,6 +138,8 @@ template <class X>
 int erased_depth_of(const X& x);
 template <class X>
 bool erased_device_capable(const X& x);
+template <class X>
+bool erased_needs_lowering(const X& x);
 
 /// U, named through a type that depends on X (defers the use of an incomplete U).
 template <class X, class U>
@@ -154,7 +159,8 @@ class erased_expression final : public erased_piece<T> {
         depth_(1 + erased_depth_of(expr_)),
         stages_(detail::inner_stages(expr_)),
         tasks_(detail::inner_tasks(expr_)),
-        device_(Device && erased_device_capable(expr_)) {}
+        device_(Device && erased_device_capable(expr_)),
+        lower_(detail::must_lower<E>() || erased_needs_lowering(expr_)) {}
 
   const chunk_grid& grid() const override { return expr_.grid(); }
   int depth() const override { return depth_; }
@@ -214,6 +220,7 @@ class erased_expression final : public erased_piece<T> {
   index_t inner_stages() const override { return stages_; }
   index_t inner_tasks() const override { return tasks_; }
   bool device_capable() const override { return device_; }
+  bool needs_lowering() const override { return lower_; }
   std::string expression_name() const override { return node_name(expr_); }
 
  private:
@@ -254,7 +261,7 @@ class erased_expression final : public erased_piece<T> {
   E expr_;
   int depth_;
   index_t stages_, tasks_;
-  bool device_;
+  bool device_, lower_;
 };
 
 /// A box of host memory as a one-block store (the generic context's gather reads it).
@@ -273,7 +280,7 @@ struct host_box_store {
 
 namespace detail {
 
-/// The piece lowered for `policy`: itself when nothing inside runs a stage (the lazies inside
+/// The piece lowered for `policy`: itself when nothing inside needs lowering (the lazies inside
 /// bind their own pieces), else a new piece over the lowered expression.
 template <class T, class P>
 typename erased_piece<T>::ptr lower_piece(const typename erased_piece<T>::ptr& p, const P& policy) {
@@ -283,11 +290,11 @@ typename erased_piece<T>::ptr lower_piece(const typename erased_piece<T>::ptr& p
                     "' was built in a translation unit not compiled by nvcc, so it has no "
                     "device code; build the ts::lazy in a .cu file that includes "
                     "<tessera/lazy.hpp> to run it on ts::cuda");
-    return p->inner_stages() == 0 ? p : p->lower_device(&policy, p);
+    return p->needs_lowering() ? p->lower_device(&policy, p) : p;
   } else if constexpr (std::is_same_v<P, host>) {
-    return p->inner_stages() == 0 ? p : p->lower_host(policy, p);
+    return p->needs_lowering() ? p->lower_host(policy, p) : p;
   } else {  // other backends read host results
-    return p->inner_stages() == 0 ? p : p->lower_host(host{}, p);
+    return p->needs_lowering() ? p->lower_host(host{}, p) : p;
   }
 }
 
@@ -348,6 +355,7 @@ class lowered_lazy : public expression<lowered_lazy<T>> {
   index_t erased_tasks() const { return piece_->inner_tasks(); }
   std::string erased_name() const { return piece_->expression_name(); }
   bool empty_or_device_capable() const { return piece_->device_capable(); }
+  bool needs_lowering() const { return piece_->needs_lowering(); }
 
  private:
   typename detail::erased_piece<T>::ptr piece_;
@@ -399,6 +407,7 @@ class lazy : public expression<lazy<T>> {
   std::string erased_name() const { return piece().expression_name(); }
   /// Whether the pieces can run on ts::cuda (an empty lazy: nothing to refuse yet).
   bool empty_or_device_capable() const { return !piece_ || piece_->device_capable(); }
+  bool needs_lowering() const { return piece_ && piece_->needs_lowering(); }
 
  private:
   const detail::erased_piece<T>& piece() const {
@@ -431,6 +440,18 @@ bool erased_device_capable(const X& x) {
     bool ok = true;
     for_each_operand(x, [&](const auto& a) { ok = ok && erased_device_capable(a); });
     return ok;
+  }
+}
+
+/// Whether a lazy leaf of x needs lowering (false when it has none).
+template <class X>
+bool erased_needs_lowering(const X& x) {
+  if constexpr (is_lazy<X>::value) {
+    return x.needs_lowering();
+  } else {
+    bool any = false;
+    for_each_operand(x, [&](const auto& a) { any = any || erased_needs_lowering(a); });
+    return any;
   }
 }
 

@@ -123,7 +123,7 @@ auto make_custom_reduction(const X& x, const R& r, const axes_arg& ax, const red
   const reduce_spec spec =
       op_t::indexed ? make_reduce_spec<reduce_family::indexed>(x, ax, o, "reduce", count)
                     : make_reduce_spec<reduce_family::plain>(x, ax, o, "reduce", count);
-  return reduction<op_t, X>(x, op_t{{count, o.ddof}, r}, spec);
+  return reduced<op_t, X>(x, op_t{{count, o.ddof}, r}, spec);
 }
 
 }  // namespace detail

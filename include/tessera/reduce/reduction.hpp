@@ -1,4 +1,4 @@
-// reduction<Op, X>: a lazy reduction node (Op: an accumulator of reduce/accumulators.hpp, or a
+// reduced<Op, X>: a lazy reduction node (Op: an accumulator of reduce/accumulators.hpp, or a
 // user reducer adapted by reduce/custom.hpp) and the user functions (ts::sum, ts::mean, ...).
 //
 // The node's grid keeps the input's chunks on kept axes; reduced axes become one chunk of
@@ -36,14 +36,14 @@ struct reduce_options {
 inline reduce_options ddof(index_t n) { return reduce_options{.ddof = n}; }
 
 template <class Op, class X>
-class reduction : public expression<reduction<Op, X>> {
+class reduced : public expression<reduced<Op, X>> {
  public:
   using op_type = Op;
   static_assert(std::is_same_v<typename Op::input_type, typename X::value_type>,
                 "tessera: a reduction's op folds the element type of its input");
   using value_type = typename op_type::result_type;
 
-  reduction(X child, op_type op, reduce_spec spec)
+  reduced(X child, op_type op, reduce_spec spec)
       : child_(std::move(child)), op_(op), spec_(spec) {
     const chunk_grid& g = child_.grid();
     shape_t shape;
@@ -133,7 +133,7 @@ auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, con
   Op<typename X::value_type> op;
   op.count = count;
   op.ddof = o.ddof;
-  return reduction<Op<typename X::value_type>, X>(x, op, spec);
+  return reduced<Op<typename X::value_type>, X>(x, op, spec);
 }
 
 }  // namespace detail
