@@ -520,3 +520,37 @@ TEMPLATE_TEST_CASE("reduction (Dask's): chunk, combine and aggregate functions o
                         Catch::Contains("split_every = 1"));
   CHECK_THROWS_MATCHING(ts::reduction(x, sum, sum, sum, {0, -2}), ts::invalid_argument, Catch::Contains("axis -2 repeats"));
 }
+
+TEMPLATE_TEST_CASE("blocks: Dask's x.blocks[...] as a view counted in blocks", "[blocks][view]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(111125);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(10); ++it) {
+    auto shape = random_shape(rng, 1, 3, 9);
+    for (auto& n : shape) n = std::max<ts::index_t>(n, 1);
+    const auto xd = testing::random_data<double>(rng, shape);
+    auto x = ts::from_xtensor(xd, random_chunks(rng, shape));
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " chunks " << describe(x.chunks()));
+    ts::slice_vector s;
+    xt::xstrided_slice_vector ref;
+    for (int d = 0; d < x.dimension(); ++d) {
+      const auto& off = x.grid().offsets(d);
+      const auto n = ts::index_t(off.size()) - 1;
+      const ts::index_t a = ts::index_t(rng() % std::size_t(n));
+      if (rng() % 2) {  // one block (negative half the time)
+        s.push_back(rng() % 2 ? ts::slice(a) : ts::slice(a - n));
+        ref.push_back(xt::range(off[std::size_t(a)], off[std::size_t(a + 1)]));
+      } else {  // a run of blocks
+        const ts::index_t b = a + 1 + ts::index_t(rng() % std::size_t(n - a));
+        s.push_back(ts::range(a, b));
+        ref.push_back(xt::range(off[std::size_t(a)], off[std::size_t(b)]));
+      }
+    }
+    auto v = ts::blocks(x, s);
+    CHECK(bitwise_equal_arrays(ts::compute(v, pol), xt::xarray<double>(xt::strided_view(xd, ref))));
+  }
+  auto x = ts::ones<double>({4, 6}, {2, 2});
+  CHECK(ts::blocks(x, {1}).shape() == ts::shape_t{2, 6});
+  CHECK_THROWS_MATCHING(ts::blocks(x, {0, 3}), ts::invalid_argument, Catch::Contains("block 3 is out of range for axis 1 with 3 blocks"));
+  CHECK_THROWS_MATCHING(ts::blocks(x, {ts::range(0, 2, 2)}), ts::invalid_argument, Catch::Contains("needs step 1"));
+}

@@ -330,4 +330,40 @@ auto view(const X& x, const S&... s) {
   return dynamic_view(x, slice_vector{slice(s)...});
 }
 
+/// The blocks of x that `s` selects, counted in blocks (Dask's x.blocks[...]): an integer picks
+/// one block (negative: from the end) and keeps its axis, as Dask does; a range picks
+/// consecutive blocks (step 1); all() or a missing trailing entry, the whole axis. A view: the
+/// chunks are the selected blocks'.
+template <expression_type X>
+auto blocks(const X& x, const slice_vector& s) {
+  const int r = x.dimension();
+  if (int(s.size()) > r)
+    throw_invalid("blocks: ", s.size(), " block indices for an array of ", r, " dimensions");
+  slice_vector e;
+  for (int d = 0; d < r; ++d) {
+    const auto& off = x.grid().offsets(d);
+    const index_t n = index_t(off.size()) - 1;  // blocks along d
+    index_t lo = 0, hi = n;
+    if (std::size_t(d) < s.size()) {
+      const slice& k = s[std::size_t(d)];
+      if (k.type() == slice::kind::index) {
+        lo = k.index() < 0 ? k.index() + n : k.index();
+        if (lo < 0 || lo >= n)
+          throw_invalid("blocks: block ", k.index(), " is out of range for axis ", d, " with ", n, " blocks");
+        hi = lo + 1;
+      } else if (k.type() == slice::kind::range) {
+        const range_t& rg = k.range();
+        if (rg.step != 1) throw_invalid("blocks: block slice ", k.str(), " on axis ", d, " needs step 1");
+        auto clip = [n](index_t v) { return std::clamp<index_t>(v < 0 ? v + n : v, 0, n); };
+        lo = rg.has_start ? clip(rg.start) : 0;
+        hi = std::max(lo, rg.has_stop ? clip(rg.stop) : n);
+      } else if (k.type() != slice::kind::all) {
+        throw_invalid("blocks: ", k.str(), " on axis ", d, " is not a block index, range or all()");
+      }
+    }
+    e.push_back(slice(range(off[std::size_t(lo)], off[std::size_t(hi)])));
+  }
+  return dynamic_view(x, e);
+}
+
 }  // namespace tessera
