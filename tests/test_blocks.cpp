@@ -554,3 +554,45 @@ TEMPLATE_TEST_CASE("blocks: Dask's x.blocks[...] as a view counted in blocks", "
   CHECK_THROWS_MATCHING(ts::blocks(x, {0, 3}), ts::invalid_argument, Catch::Contains("block 3 is out of range for axis 1 with 3 blocks"));
   CHECK_THROWS_MATCHING(ts::blocks(x, {ts::range(0, 2, 2)}), ts::invalid_argument, Catch::Contains("needs step 1"));
 }
+
+TEMPLATE_TEST_CASE("blockwise: index notation with contracted, transposed and outer indices", "[blocks][blockwise]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(121125);
+  std::mt19937_64 rng(seed);
+  auto matmul = [](const auto& p, const auto& q) {
+    xt::xarray<double> r = xt::zeros<double>({p.shape()[0], q.shape()[1]});
+    for (std::size_t i = 0; i < p.shape()[0]; ++i)
+      for (std::size_t k = 0; k < q.shape()[1]; ++k)
+        for (std::size_t j = 0; j < p.shape()[1]; ++j) r(i, k) += p(i, j) * q(j, k);
+    return r;
+  };
+  for (int it = 0; it < test_iterations(8); ++it) {
+    const ts::index_t m = 1 + ts::index_t(rng() % 9), n = 1 + ts::index_t(rng() % 9), l = 1 + ts::index_t(rng() % 9);
+    const auto ad = testing::random_data<double>(rng, {m, n}), bd = testing::random_data<double>(rng, {n, l});
+    auto a = ts::from_xtensor(ad, random_chunks(rng, {m, n}));
+    auto b = ts::from_xtensor(bd, random_chunks(rng, {n, l}));
+    INFO("seed " << seed << " iteration " << it << " a chunks " << describe(a.chunks()) << " b chunks " << describe(b.chunks()));
+    auto c = ts::blockwise(matmul, "ik", a, "ij", b, "jk");
+    CHECK(c.chunks() == ts::chunks_t{a.chunks()[0], b.chunks()[1]});
+    CHECK(bitwise_equal_arrays(ts::compute(c, pol), matmul(ad, bd)));  // the same sums, in order
+    // a transpose and an outer product of two vectors (letters only in the output's order)
+    CHECK(bitwise_equal_arrays(ts::compute(ts::blockwise([](const auto& p) { return xt::xarray<double>(xt::transpose(p)); }, "ji", a, "ij"), pol),
+                               xt::xarray<double>(xt::transpose(ad))));
+    auto u = ts::from_xtensor(xt::xarray<double>(xt::view(ad, xt::all(), 0)), random_chunks(rng, {m}));
+    auto v = ts::from_xtensor(xt::xarray<double>(xt::view(bd, 0, xt::all())), random_chunks(rng, {l}));
+    auto outer = ts::blockwise([](const auto& p, const auto& q) {
+      return xt::xarray<double>(xt::view(p, xt::all(), xt::newaxis()) * xt::view(q, xt::newaxis(), xt::all()));
+    }, "ij", u, "i", v, "j");
+    CHECK(bitwise_equal_arrays(ts::compute(outer, pol), xt::xarray<double>(xt::view(ad, xt::all(), 0, xt::newaxis()) *
+                                                                           xt::view(bd, xt::newaxis(), 0, xt::all()))));
+  }
+  auto x = ts::ones<double>({3, 4}, {2, 2});
+  auto id = [](const auto& p) { return xt::xarray<double>(p); };
+  CHECK_THROWS_MATCHING(ts::blockwise(id, "ik", x, "ij"), ts::invalid_argument, Catch::Contains("has 'k', which no input has"));
+  CHECK_THROWS_MATCHING(ts::blockwise(id, "ij", x, "i"), ts::invalid_argument, Catch::Contains("index 'i' names 1"));
+  CHECK_THROWS_MATCHING(ts::blockwise(id, "ii", x, "ii"), ts::invalid_argument, Catch::Contains("repeats 'i'"));
+  CHECK_THROWS_MATCHING(ts::blockwise([](const auto& p, const auto&) { return xt::xarray<double>(p); }, "ij", x, "ij",
+                                      ts::ones<double>({5}), "j"),
+                        ts::invalid_argument, Catch::Contains("'j' has length 4 in one input and 5 in input 1"));
+}

@@ -5,6 +5,7 @@
 //   ts::map_blocks(f, ts::out_chunks(c), x, ...)      f returns blocks of other shapes: c
 //   ts::map_blocks(f, ts::out_chunks(c))              no inputs: f(info) makes each block
 //   ts::from_blocks(f, shape, chunks)                 the same, with NumPy-style shape/chunks
+//   ts::blockwise(f, "ik", x, "ij", y, "jk")         index notation: contracted axes whole
 //   ts::map_overlap(f, x, depth, boundary[, value])   f sees each block with a halo of `depth`
 //                                                     cells ("none", "reflect", "periodic",
 //                                                     "nearest", "constant"); its result's halo
@@ -19,7 +20,10 @@
 // be a pure function of its arguments. An exception thrown by f reaches the caller of
 // compute/persist like any failing chunk task.
 #pragma once
+#include <algorithm>
+#include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -119,6 +123,76 @@ auto from_blocks(F f, const shape_t& shape, const chunks_arg& chunks = {}) {
 }
 
 namespace detail {
+
+/// The layout of blockwise: each letter's length and the common refinement of the chunks of
+/// every input axis that carries it; the output's axes are out's letters.
+inline std::shared_ptr<block_layout> blockwise_layout(const std::string& out,
+                                                      const std::vector<std::string>& ins,
+                                                      const std::vector<const chunk_grid*>& grids) {
+  std::vector<char> letters;
+  std::vector<index_t> length;
+  std::vector<std::vector<index_t>> chunks;
+  auto find = [&letters](char c) {
+    const auto it = std::find(letters.begin(), letters.end(), c);
+    return it == letters.end() ? -1 : int(it - letters.begin());
+  };
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    const chunk_grid& g = *grids[i];
+    if (int(ins[i].size()) != g.rank())
+      throw_invalid("blockwise: input ", i, " has ", g.rank(), " dimensions but index '", ins[i], "' names ",
+                    ins[i].size());
+    for (std::size_t d = 0; d < ins[i].size(); ++d) {
+      const char c = ins[i][d];
+      if (ins[i].find(c) != d)
+        throw_invalid("blockwise: index '", ins[i], "' of input ", i, " repeats '", std::string(1, c),
+                      "' (diagonals are not supported)");
+      const int k = find(c);
+      if (k < 0) {
+        letters.push_back(c);
+        length.push_back(g.shape()[d]);
+        chunks.push_back(g.chunks()[d]);
+      } else if (length[std::size_t(k)] != g.shape()[d]) {
+        throw_invalid("blockwise: index '", std::string(1, c), "' has length ", length[std::size_t(k)],
+                      " in one input and ", g.shape()[d], " in input ", i);
+      } else {
+        chunks[std::size_t(k)] = refine(chunks[std::size_t(k)], g.chunks()[d]);
+      }
+    }
+  }
+  shape_t shape;
+  chunks_t ch;
+  for (std::size_t o = 0; o < out.size(); ++o) {
+    const int k = find(out[o]);
+    if (k < 0)
+      throw_invalid("blockwise: output index '", out, "' has '", std::string(1, out[o]),
+                    "', which no input has (new axes are not supported)");
+    if (out.find(out[o]) != o) throw_invalid("blockwise: output index '", out, "' repeats a letter");
+    shape.push_back(length[std::size_t(k)]);
+    ch.push_back(chunks[std::size_t(k)]);
+  }
+  auto lay = std::make_shared<block_layout>();
+  lay->name = "blockwise";
+  lay->out = lay->in = chunk_grid(shape, ch);
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    block_input_layout in;
+    in.shape = grids[i]->shape();
+    for (char c : ins[i]) {
+      const auto p = out.find(c);
+      in.axis_of.push_back(p == std::string::npos ? -1 : int(p));
+    }
+    lay->inputs.push_back(in);
+  }
+  return lay;
+}
+
+template <class F, class... X>
+auto make_blockwise(F f, const std::string& out, const std::vector<std::string>& ins, const X&... xs) {
+  return make_mapped_blocks(std::move(f), blockwise_layout(out, ins, {&xs.grid()...}), xs...);
+}
+
+template <class T>
+concept index_string = std::is_convertible_v<const T&, std::string_view>;
+
 inline pad_mode overlap_mode(std::string_view b) {
   if (b == "none" || b == "constant") return pad_mode::constant;
   if (b == "reflect") return pad_mode::symmetric;  // Dask's reflect repeats the edge cell
@@ -128,6 +202,28 @@ inline pad_mode overlap_mode(std::string_view b) {
                 "' is not one of none, reflect, periodic, nearest, constant");
 }
 }  // namespace detail
+
+/// Dask's blockwise in index notation: `ts::blockwise(f, "ik", x, "ij", y, "jk")` calls f once
+/// per output block with the matching block of each input: an axis whose letter is in the
+/// output index is cut like the output (the common refinement of the chunks of every axis with
+/// that letter), an axis whose letter is not is passed whole (Dask's concatenate=True), so a
+/// contraction inside f sees the full contracted extent. f returns the output block (its
+/// shape: the output's block along each letter), whose type gives the element type.
+template <class F, class... A>
+auto blockwise(F f, std::string_view out_index, const A&... args) {
+  static_assert(sizeof...(A) % 2 == 0 && sizeof...(A) > 0,
+                "blockwise: pass arrays and their index strings in pairs: x, \"ij\", y, \"jk\"");
+  const auto t = std::forward_as_tuple(args...);
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    static_assert((expression_type<std::tuple_element_t<2 * I, std::tuple<A...>>> && ...),
+                  "blockwise: every even argument after the output index must be an array");
+    static_assert((detail::index_string<std::tuple_element_t<2 * I + 1, std::tuple<A...>>> && ...),
+                  "blockwise: every array must be followed by its index string");
+    return detail::make_blockwise(std::move(f), std::string(out_index),
+                                  std::vector<std::string>{std::string(std::string_view(std::get<2 * I + 1>(t)))...},
+                                  std::get<2 * I>(t)...);
+  }(std::make_index_sequence<sizeof...(A) / 2>{});
+}
 
 /// f applied to each block of x extended by `depth[d]` cells on both sides of axis d, taken
 /// from the neighbouring blocks, or beyond the array's edges as `boundary` says: "none" (no

@@ -63,6 +63,9 @@ namespace detail {
 /// The box of input i that output block k reads, and how much of f's result is halo.
 struct block_input_layout {
   bcast map;      // output (unified input grid) axes -> this input's axes
+  /// blockwise: the unified grid's axis of each of this input's axes, -1 for an axis read
+  /// whole (an index contracted away); empty: `map` says it
+  std::vector<int> axis_of;
   ivec halo;      // map_overlap: cells added on each side of each axis (output axes)
   bool clip = true;  // halo cut at the array's edges (boundary "none"); else read from `shift`
   ivec shift;     // offset of the input's origin (a padded input: the halo width)
@@ -84,6 +87,16 @@ inline box input_box(const block_input_layout& in, const box& u, ivec* below = n
   if (below) {
     below->n = above->n = u.rank();
     for (int d = 0; d < u.rank(); ++d) (*below)[d] = (*above)[d] = 0;
+  }
+  if (!in.axis_of.empty()) {  // blockwise
+    box e;
+    e.lo.n = e.hi.n = int(in.axis_of.size());
+    for (int d = 0; d < e.lo.n; ++d) {
+      const int o = in.axis_of[std::size_t(d)];
+      e.lo[d] = o < 0 ? 0 : u.lo[o];
+      e.hi[d] = o < 0 ? in.shape[std::size_t(d)] : u.hi[o];
+    }
+    return e;
   }
   if (in.halo.n == 0) return in.map.identity() ? u : in.map.map_box(u);  // map_blocks
   box e = u;  // output coordinates, extended by the halo (map_overlap: one input, same rank)
@@ -241,14 +254,15 @@ class mapped_block_store {
     }
     ivec ki;
     ki.n = ib.rank();
+    std::vector<index_t> nb;  // blocks along each of the input's axes (unified grid; 1: whole)
     for (int d = 0; d < ib.rank(); ++d) {
-      const int o = d + in.map.offset;
-      ki[d] = (in.map.stretched >> d) & 1u ? 0 : k[o];
+      const int o = in.axis_of.empty() ? ((in.map.stretched >> d) & 1u ? -1 : d + in.map.offset)
+                                       : in.axis_of[std::size_t(d)];
+      ki[d] = o < 0 ? 0 : k[o];
+      nb.push_back(o < 0 ? 1 : layout_->in.numblocks()[std::size_t(o)]);
     }
     block_location l = locate(e.grid(), ib, ki);
-    l.num_chunks.clear();
-    for (int d = 0; d < ib.rank(); ++d)
-      l.num_chunks.push_back((in.map.stretched >> d) & 1u ? 1 : layout_->in.numblocks()[std::size_t(d + in.map.offset)]);
+    l.num_chunks = nb;
     for (int d = 0; d < in.shift.n; ++d) {  // a padded input: in the unpadded array's coordinates
       l.array_location[std::size_t(d)].first -= in.shift[d];
       l.array_location[std::size_t(d)].second -= in.shift[d];
