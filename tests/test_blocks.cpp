@@ -596,3 +596,41 @@ TEMPLATE_TEST_CASE("blockwise: index notation with contracted, transposed and ou
                                       ts::ones<double>({5}), "j"),
                         ts::invalid_argument, Catch::Contains("'j' has length 4 in one input and 5 in input 1"));
 }
+
+TEMPLATE_TEST_CASE("einsum: explicit and implicit subscripts against direct sums", "[blocks][einsum]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(131125);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(8); ++it) {
+    const ts::index_t m = 1 + ts::index_t(rng() % 7), n = 1 + ts::index_t(rng() % 7), l = 1 + ts::index_t(rng() % 7);
+    const auto ad = testing::random_data<double>(rng, {m, n}), bd = testing::random_data<double>(rng, {n, l});
+    const auto td = testing::random_data<double>(rng, {m, n, l});
+    auto a = ts::from_xtensor(ad, random_chunks(rng, {m, n}));
+    auto b = ts::from_xtensor(bd, random_chunks(rng, {n, l}));
+    auto t = ts::from_xtensor(td, random_chunks(rng, {m, n, l}));
+    INFO("seed " << seed << " iteration " << it << " m n l " << m << " " << n << " " << l);
+    xt::xarray<double> ab = xt::zeros<double>({std::size_t(m), std::size_t(l)});
+    for (std::size_t i = 0; i < std::size_t(m); ++i)
+      for (std::size_t k = 0; k < std::size_t(l); ++k)
+        for (std::size_t j = 0; j < std::size_t(n); ++j) ab(i, k) += ad(i, j) * bd(j, k);
+    CHECK(bitwise_equal_arrays(ts::compute(ts::einsum("ij,jk->ik", a, b), pol), ab));
+    CHECK(bitwise_equal_arrays(ts::compute(ts::einsum("ij,jk", a, b), pol), ab));  // implicit: "ik"
+    CHECK(bitwise_equal_arrays(ts::compute(ts::einsum("ij->ji", a), pol), xt::xarray<double>(xt::transpose(ad))));
+    // a contraction of a 3-d operand with a matrix: tjl,lk... here "ijk,jk->i"
+    xt::xarray<double> r = xt::zeros<double>({std::size_t(m)});
+    for (std::size_t i = 0; i < std::size_t(m); ++i)
+      for (std::size_t j = 0; j < std::size_t(n); ++j)
+        for (std::size_t k = 0; k < std::size_t(l); ++k) r(i) += td(i, j, k) * bd(j, k);
+    CHECK(bitwise_equal_arrays(ts::compute(ts::einsum("ijk, jk -> i", t, b), pol), r));
+    // a full contraction: a 0-d result
+    double s = 0;
+    for (std::size_t i = 0; i < std::size_t(m); ++i)
+      for (std::size_t j = 0; j < std::size_t(n); ++j) s += ad(i, j) * ad(i, j);
+    CHECK(ts::einsum("ij,ij->", a, a).item(pol) == s);
+  }
+  auto x = ts::ones<double>({3, 3}, {2, 2});
+  CHECK_THROWS_MATCHING(ts::einsum("...i->i", x), ts::invalid_argument, Catch::Contains("ellipsis"));
+  CHECK_THROWS_MATCHING(ts::einsum("ii->i", x), ts::invalid_argument, Catch::Contains("repeats 'i'"));
+  CHECK_THROWS_MATCHING(ts::einsum("ij,jk->ik", x), ts::invalid_argument, Catch::Contains("names 2 operands but 1"));
+  CHECK_THROWS_MATCHING(ts::einsum("ij->iz", x), ts::invalid_argument, Catch::Contains("'z', which no input has"));
+}

@@ -35,5 +35,6 @@
 #include "blocks.hpp"
 #include "reduce/unique.hpp"
 #include "apply_along_axis.hpp"
+#include "einsum.hpp"
 #include "members.hpp"
 #include "diagnostics/describe.hpp"
