@@ -25,7 +25,7 @@ struct taken_line {
   const index_t* idx;       // idx[j * step]: the child index along `axis` of element j
   index_t step;
   TESSERA_HD value_type operator()(index_t j) const {
-    if (!along) return straight(j);
+    if (!along || axis < 0) return straight(j);  // (along implies axis >= 0; said for GCC)
     ivec c = c0;
     c[axis] = idx[j * step];
     return element_at(a, c);
