@@ -7,7 +7,10 @@
 #include <tessera/tessera.hpp>
 #include <tessera/view.hpp>
 
+#include <array>
 #include <cmath>
+#include <ranges>
+#include <span>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -620,4 +623,20 @@ TEST_CASE("batch pairwise sum is exact for exactly representable sums of any len
     std::fill(v.begin() + n, v.end(), std::numeric_limits<double>::quiet_NaN());  // not read
     REQUIRE(ts::reducers::pairwise_sum(v.data(), n) == want);
   }
+}
+
+TEMPLATE_TEST_CASE("axes given as any range of integers at run time", "[reduce][axes]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const xt::xarray<double> xd = xt::arange<double>(24).reshape({2, 3, 4});
+  auto x = ts::from_xtensor(xd, {1, 2, 3});
+  std::vector<int> ints{0, 2};
+  const std::array<long, 1> one{1};
+  const std::vector<unsigned> all{0, 1, 2};
+  CHECK(bool(ts::compute(ts::sum(x, ints), pol) == xt::xarray<double>(xt::sum(xd, {0, 2}))));
+  CHECK(bool(ts::compute(ts::amax(x, one, ts::keepdims), pol) == xt::xarray<double>(xt::amax(xd, {1}, xt::keep_dims))));
+  CHECK(ts::sum(x, std::span<const unsigned>(all)).item(pol) == 276.0);
+  CHECK(bool(ts::compute(ts::mean(x, std::views::iota(1, 3)), pol) == xt::xarray<double>(xt::mean(xd, {1, 2}))));
+  CHECK(bool(ts::compute(ts::nansum(x, ints), pol) == xt::xarray<double>(xt::sum(xd, {0, 2}))));
+  CHECK(ts::variance(x, ints, true).shape() == ts::shape_t{1, 3, 1});
+  CHECK_THROWS_AS(ts::sum(x, std::vector<int>{0, 3}), ts::invalid_argument);
 }

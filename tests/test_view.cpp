@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <optional>
+#include <xtensor/xadapt.hpp>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -713,3 +715,22 @@ TEMPLATE_TEST_CASE("done when: view(normal({20000, 20000}) + 1, ::2, ::2)", "[vi
   check_strided_normals(pol, 20000, 20000, 2000, 2000);
 }
 #endif
+
+TEMPLATE_TEST_CASE("range bounds known only at run time: std::optional", "[view][optional]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const xt::xarray<double> xd = xt::arange<double>(12);
+  auto x = ts::from_xtensor(xd, {5});
+  for (int lo = -1; lo < 12; lo += 4)
+    for (int step : {0, 1, -2, 3}) {
+      const std::optional<int> start = lo < 0 ? std::nullopt : std::optional<int>(lo);
+      const std::optional<int> st = step == 0 ? std::nullopt : std::optional<int>(step);
+      const std::optional<long> stop;  // empty: the end for the step's direction
+      INFO("start " << lo << " step " << step);
+      auto v = ts::compute(ts::view(x, ts::range(start, stop, st)), pol);
+      const int s = step == 0 ? 1 : step;
+      std::vector<double> w;  // NumPy: start defaults to 0 (step > 0) or the last index
+      for (int i = lo >= 0 ? lo : (s > 0 ? 0 : 11); i >= 0 && i < 12; i += s) w.push_back(xd(std::size_t(i)));
+      const xt::xarray<double> want = xt::adapt(w, {w.size()});
+      CHECK(bool(v == want));
+    }
+}

@@ -12,6 +12,7 @@
 // length 0 has the single chunk {0}; a new axis has the single chunk {1}.
 #pragma once
 #include <algorithm>
+#include <optional>
 #include <concepts>
 #include <limits>
 #include <sstream>
@@ -51,7 +52,14 @@ namespace detail {
 template <class T>
 concept slice_integer = std::integral<T> && !std::same_as<std::remove_cv_t<T>, bool>;
 template <class T>
-concept slice_bound = slice_integer<T> || std::same_as<std::remove_cvref_t<T>, placeholder_t>;
+struct is_optional_integer : std::false_type {};
+template <slice_integer I>
+struct is_optional_integer<std::optional<I>> : std::true_type {};
+/// A bound: an integer, the placeholder `_`, or a std::optional integer (empty: the default,
+/// for bounds known only at run time).
+template <class T>
+concept slice_bound = slice_integer<T> || std::same_as<std::remove_cvref_t<T>, placeholder_t> ||
+                      is_optional_integer<std::remove_cvref_t<T>>::value;
 
 /// An integer as index_t; unsigned values beyond index_t's range saturate (so a huge stop
 /// clips, and a huge index is out of range, instead of wrapping to a negative index).
@@ -67,6 +75,9 @@ constexpr void set_bound(const T& v, index_t& value, bool& has) {
   if constexpr (slice_integer<T>) {
     value = to_index(v);
     has = true;
+  } else if constexpr (is_optional_integer<T>::value) {
+    value = v ? to_index(*v) : 0;
+    has = v.has_value();
   } else {
     value = 0;
     has = false;
@@ -74,7 +85,8 @@ constexpr void set_bound(const T& v, index_t& value, bool& has) {
 }
 }  // namespace detail
 
-/// range(start, stop, step): each argument an integer or the placeholder `_`. A negative step
+/// range(start, stop, step): each argument an integer, the placeholder `_`, or a std::optional
+/// integer (empty: the default, chosen at run time). A negative step
 /// walks backwards; negative start/stop count from the end; out-of-range bounds clip (NumPy).
 template <detail::slice_bound A, detail::slice_bound B, detail::slice_bound C>
 constexpr range_t range(A start, B stop, C step) {

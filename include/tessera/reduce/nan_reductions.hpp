@@ -204,6 +204,10 @@ auto nanargmin(const X& x, const nan_axes& axes, const reduce_options& o) {
   auto fname(const X& x, const std::vector<index_t>& axes, const reduce_options& o = {}) {     \
     return detail::fname(x, axes, o);                                                          \
   }                                                                                            \
+  template <expression_type X, detail::other_integer_range V>                                   \
+  auto fname(const X& x, const V& axes, const reduce_options& o = {}) {                        \
+    return detail::fname(x, detail::axes_of(axes), o);                                         \
+  }                                                                                            \
   template <expression_type X>                                                                 \
   auto fname(const X& x, std::initializer_list<index_t> axes, const reduce_options& o = {}) {  \
     return detail::fname(x, std::vector<index_t>(axes), o);                                    \

@@ -7,6 +7,7 @@
 // reduction can be computed, persisted, used in further expressions and reduced again.
 #pragma once
 #include <concepts>
+#include <ranges>
 #include <initializer_list>
 #include <type_traits>
 #include <vector>
@@ -80,6 +81,22 @@ class reduced : public expression<reduced<Op, X>> {
 
 namespace detail {
 
+/// Any range of integers other than std::vector<index_t> (std::vector<int>, std::array,
+/// std::span, a view): axes given at run time, converted once.
+template <class V>
+concept other_integer_range = std::ranges::input_range<V> && !std::is_same_v<V, std::vector<index_t>> &&
+                              std::integral<std::ranges::range_value_t<V>> &&
+                              !std::is_same_v<std::ranges::range_value_t<V>, bool>;
+template <class V>
+std::vector<index_t> axes_of(const V& v) {
+  std::vector<index_t> a;
+  for (auto x : v) a.push_back(index_t(x));
+  return a;
+}
+/// An axes argument of the keep-dims overloads: a list, a range of integers or one axis.
+template <class A>
+concept axes_like = std::is_convertible_v<A, std::vector<index_t>> || std::is_integral_v<A> || other_integer_range<A>;
+
 /// Axes argument: all axes (none given) or an explicit list.
 struct axes_arg {
   bool all = true;
@@ -140,7 +157,8 @@ auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, con
 
 // Each reduction f accepts
 //   f(x), f(x, ts::keep_dims), f(x, options)                      all axes
-//   f(x, {a, b, ...} | std::vector<index_t> | axis [, ts::keep_dims | bool | options])
+//   f(x, {a, b, ...} | std::vector<index_t> | any range of integers | axis
+//     [, ts::keep_dims | bool | options])
 // The keep flag must be a bool: `ts::variance(x, {1}, 1)` does not compile (an int there is
 // NumPy's ddof to a NumPy user: write ts::variance(x, {1}, ts::ddof(1))).
 #define TESSERA_REDUCTION(fname, opname, family)                                            \
@@ -159,6 +177,10 @@ auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, con
     return detail::make_reduction<reducers::opname, detail::reduce_family::family>(               \
         x, detail::axes_arg{false, axes}, o, #fname);                                       \
   }                                                                                         \
+  template <expression_type X, detail::other_integer_range V>                                \
+  auto fname(const X& x, const V& axes, const reduce_options& o = {}) {                     \
+    return fname(x, detail::axes_of(axes), o);                                              \
+  }                                                                                         \
   template <expression_type X>                                                              \
   auto fname(const X& x, std::initializer_list<index_t> axes, const reduce_options& o = {}) { \
     return fname(x, std::vector<index_t>(axes), o);                                         \
@@ -167,8 +189,7 @@ auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, con
   auto fname(const X& x, index_t axis, const reduce_options& o = {}) {                      \
     return fname(x, std::vector<index_t>{axis}, o);                                         \
   }                                                                                         \
-  template <expression_type X, class A>                                                     \
-    requires std::is_convertible_v<A, std::vector<index_t>> || std::is_integral_v<A>        \
+  template <expression_type X, detail::axes_like A>                                         \
   auto fname(const X& x, const A& axes, keep_dims_t) {                                      \
     return fname(x, axes, reduce_options{.keep_dims = true});                               \
   }                                                                                         \
@@ -176,8 +197,7 @@ auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, con
   auto fname(const X& x, std::initializer_list<index_t> axes, keep_dims_t) {                \
     return fname(x, std::vector<index_t>(axes), reduce_options{.keep_dims = true});         \
   }                                                                                         \
-  template <expression_type X, class A, std::same_as<bool> B>                               \
-    requires std::is_convertible_v<A, std::vector<index_t>> || std::is_integral_v<A>        \
+  template <expression_type X, detail::axes_like A, std::same_as<bool> B>                   \
   auto fname(const X& x, const A& axes, B keep) {                                           \
     return fname(x, axes, reduce_options{.keep_dims = keep});                               \
   }                                                                                         \
