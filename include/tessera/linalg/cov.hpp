@@ -61,7 +61,7 @@ auto cov(const M& m, const Y& y, const cov_options& o = {}, const P& pol = {}) {
 /// NumPy's corrcoef(m): cov(m) / (s_i s_j), clipped to [-1, 1] (ddof cancels).
 template <expression_type M, class P = host>
 auto corrcoef(const M& m, const cov_options& o = {}, const P& pol = {}) {
-  array<double> c = persist(linalg::detail::covariance(linalg::detail::observations(m, o.rowvar, "corrcoef"), o.ddof, pol), pol);
+  const auto c = persist(linalg::detail::covariance(linalg::detail::observations(m, o.rowvar, "corrcoef"), o.ddof, pol), pol);
   const index_t n = c.shape()[0];
   auto s = sqrt(diagonal(c));
   return squeeze(clip(c / reshape(s, shape_t{n, 1}) / reshape(s, shape_t{1, n}), -1.0, 1.0));
