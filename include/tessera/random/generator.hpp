@@ -407,14 +407,11 @@ class generator {
   /// "Your own distribution"), drawn on the next stream like every factory above.
   template <distribution D>
   random_array<D> draw(const D& dist, const shape_t& shape, const chunks_arg& chunks = {}) {
-    if (next_ >= max_streams)
-      throw_invalid("random generator: stream ", next_, " exceeds the limit of 2^48 streams");
+    auto grid = chunk_grid::make(shape, chunks, sizeof(typename D::value_type));
     philox_array<D> f;
     f.key = philox::key::of_seed(seed_);
-    f.stream = next_;
+    f.stream = take_stream();  // only after the arguments were accepted
     f.dist = dist;
-    auto grid = chunk_grid::make(shape, chunks, sizeof(typename D::value_type));
-    ++next_;  // only after the arguments were accepted
     return random_array<D>(f, std::move(grid));
   }
 

@@ -13,6 +13,7 @@
 
 #include "../backend/host.hpp"
 #include "../compute.hpp"
+#include "../indexing.hpp"
 #include "../nodes/stored.hpp"
 #include "../view.hpp"
 
@@ -87,13 +88,6 @@ std::vector<std::pair<S, std::int64_t>> unique_runs(const X& x, const P& pol) {
   return runs;
 }
 
-template <class T>
-array<T> one_chunk(const std::vector<T>& v) {
-  array<T> a(chunk_grid({index_t(v.size())}, chunks_t{{index_t(v.size())}}));
-  if (!v.empty()) std::copy(v.begin(), v.end(), a.block_data(0));
-  return a;
-}
-
 }  // namespace detail
 
 /// NumPy's unique(x): the sorted distinct values of x (1-d, one chunk), computed with `pol`.
@@ -103,7 +97,7 @@ array<typename X::value_type> unique(const X& x, const P& pol = {}) {
   using S = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
   std::vector<T> values;
   for (const auto& r : detail::unique_runs<T, S>(x, pol)) values.push_back(T(r.first));
-  return detail::one_chunk(values);
+  return detail::table_array(values);
 }
 
 /// NumPy's unique_counts(x) (unique with return_counts=True): the sorted distinct values and
@@ -118,7 +112,7 @@ unique_result<typename X::value_type> unique_counts(const X& x, const P& pol = {
     values.push_back(T(r.first));
     counts.push_back(r.second);
   }
-  return {detail::one_chunk(values), detail::one_chunk(counts)};
+  return {detail::table_array(values), detail::table_array(counts)};
 }
 
 }  // namespace tessera
