@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <span>
 #include <xtensor/xarray.hpp>
+#include <xtensor/xtensor.hpp>
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xmath.hpp>
 #include <xtensor/xmanipulation.hpp>
@@ -181,6 +183,47 @@ TEMPLATE_TEST_CASE("from_xtensor round trip on random chunkings", "[create]", TE
     auto p = ts::persist(a * 1.0, pol);
     CHECK(bitwise_equal(ts::compute(p, pol), dense));
   }
+}
+
+TEMPLATE_TEST_CASE("compute_into writes into the caller's memory (NumPy's out=)", "[compute]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(20261124);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(40); ++it) {
+    auto shape = random_shape(rng, 0, 4, 9);
+    auto chunks = random_chunks(rng, shape);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " chunks "
+                 << describe(chunks));
+    auto dense = testing::random_data<double>(rng, shape);
+    auto a = ts::from_xtensor(dense, chunks);
+    std::vector<std::size_t> sh(shape.begin(), shape.end());
+    auto out = xt::xarray<double>::from_shape(sh);
+    const double* before = out.data();
+    auto& r = ts::compute_into(a * 2.0 + 1.0, out, pol);
+    CHECK(&r == &out);
+    CHECK(out.data() == before);  // written in place, not reallocated
+    CHECK(bitwise_equal(out, xt::xarray<double>(dense * 2.0 + 1.0)));
+    // another element type: converted as ts::cast
+    auto as_int = xt::xarray<std::int32_t>::from_shape(sh);
+    ts::compute_into(a * 8.0, as_int, pol);
+    CHECK(bitwise_equal(as_int, ts::compute(ts::cast<std::int32_t>(a * 8.0), pol)));
+    // a flat span over the caller's buffer
+    std::vector<double> buf(std::size_t(a.size()) + 1, -7.0);
+    ts::compute_into(a, std::span<double>(buf.data(), std::size_t(a.size())), pol);
+    CHECK(std::equal(dense.begin(), dense.end(), buf.begin()));
+    CHECK(buf.back() == -7.0);  // nothing written past the end
+  }
+  // a reduction into a fixed-size container
+  xt::xtensor<double, 1> col = xt::zeros<double>({3});
+  ts::compute_into(ts::sum(ts::ones<double>({4, 3}, {2, 2}), {0}), col, pol);
+  CHECK(bool(col == xt::xtensor<double, 1>{4.0, 4.0, 4.0}));
+  auto wrong = xt::xarray<double>::from_shape({3, 4});
+  CHECK_THROWS_MATCHING(ts::compute_into(ts::ones<double>({4, 3}, {2, 2}), wrong, pol), ts::invalid_argument,
+                        Catch::Contains("(3, 4)") && Catch::Contains("(4, 3)"));
+  std::vector<double> small(5);
+  CHECK_THROWS_MATCHING(ts::compute_into(ts::ones<double>({4, 3}, {2, 2}), std::span<double>(small), pol),
+                        ts::invalid_argument, Catch::Contains("5 elements"));
 }
 
 TEMPLATE_TEST_CASE("elementwise expressions match xtensor", "[elementwise]", TESSERA_TEST_BACKENDS) {

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <random>
 #include <ranges>
 #include <span>
 #include <cstring>
@@ -543,6 +544,60 @@ TEMPLATE_TEST_CASE("result types follow NumPy and integer sums do not overflow",
   CHECK(ts::item(ts::sum(f), pol) == 50.0f);
   auto big = ts::full<std::int64_t>({4}, std::int64_t(1) << 62);
   CHECK(ts::item(ts::sum(big), pol) == 0);  // wraps modulo 2^64, as NumPy int64
+}
+
+TEMPLATE_TEST_CASE("dtype= as a leading template argument follows NumPy", "[reduce][types]",
+                   TESSERA_TEST_BACKENDS) {
+  const auto pol = make_policy<TestType>(2);
+  // int32 accumulated in int32 wraps as NumPy's np.sum(x, dtype=np.int32)
+  auto i32 = ts::full<std::int32_t>({3}, std::int32_t(1) << 30, {2});
+  auto s32 = ts::sum<std::int32_t>(i32);
+  static_assert(std::is_same_v<decltype(s32)::value_type, std::int32_t>);
+  CHECK(ts::item(s32, pol) == -1073741824);                       // 3 * 2^30 - 2^32
+  CHECK(ts::item(ts::sum(i32), pol) == std::int64_t(3) << 30);   // without dtype: int64
+  CHECK(ts::item(ts::prod<std::int8_t>(ts::full<std::int8_t>({3}, 10, {2})), pol) == -24);  // 1000 mod 256
+  // elements converted first: float 0.5 -> int64 0 (np.sum(x, dtype=np.int64) == 0)
+  CHECK(ts::item(ts::sum<std::int64_t>(ts::full<float>({100}, 0.5f, {7})), pol) == 0);
+  // float32 accumulated in double: the same as summing the doubles
+  xt::xarray<float> fd = xt::xarray<float>::from_shape({37, 5});
+  const auto seed = test_seed(1124);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1e4f, 1e4f);
+  for (auto& v : fd) v = u(rng);
+  auto f = ts::from_xtensor(fd, {8, 2});
+  auto sd = ts::sum<double>(f, {0});
+  static_assert(std::is_same_v<decltype(sd)::value_type, double>);
+  CHECK(bitwise_equal_arrays(ts::compute(sd, pol), ts::compute(ts::sum(ts::cast<double>(f), {0}), pol)));
+  CHECK(bitwise_equal_arrays(ts::compute(ts::sum<double>(f, 0, ts::keepdims), pol),
+                             ts::compute(ts::sum(ts::cast<double>(f), {0}, ts::keepdims), pol)));
+  CHECK(bitwise_equal_arrays(ts::compute(ts::sum<double>(f, std::vector<int>{1}), pol),
+                             ts::compute(ts::sum(ts::cast<double>(f), {1}), pol)));
+  CHECK(bitwise_equal_arrays(ts::compute(f.sum<double>(1), pol), ts::compute(ts::sum(ts::cast<double>(f), {1}), pol)));
+  static_assert(std::is_same_v<decltype(ts::mean<double>(f))::value_type, double>);
+  static_assert(std::is_same_v<decltype(ts::stddev<double>(f, {1}))::value_type, double>);
+  static_assert(std::is_same_v<decltype(ts::nansum<double>(f))::value_type, double>);
+  static_assert(std::is_same_v<decltype(ts::nanmean<double>(f, {0}))::value_type, double>);
+  CHECK(bitwise_equal_arrays(ts::compute(ts::nanvar<double>(f, {0}), pol),
+                             ts::compute(ts::nanvar(ts::cast<double>(f), {0}), pol)));
+  // integers averaged in float32: float results (NumPy: np.mean(x, dtype=np.float32))
+  auto ar = ts::arange<std::int32_t>(0, 7, 1, {3});
+  auto mf = ts::mean<float>(ar);
+  static_assert(std::is_same_v<decltype(mf)::value_type, float>);
+  CHECK(ts::item(mf, pol) == 3.0f);
+  CHECK(ts::item(ts::variance<float>(ar), pol) == 4.0f);
+  CHECK(ts::item(ar.mean<float>(), pol) == 3.0f);
+  // cumulative: uint8 running sums wrap (np.cumsum(x, dtype=np.uint8)); int8 in int64 does not
+  auto u8 = ts::full<std::uint8_t>({5}, 100, {2});
+  auto cu = ts::compute(ts::cumsum<std::uint8_t>(u8), pol);
+  static_assert(std::is_same_v<typename decltype(cu)::value_type, std::uint8_t>);
+  CHECK(bool(cu == xt::xarray<std::uint8_t>{100, 200, 44, 144, 244}));
+  auto ci = ts::compute(u8.cumsum<std::int16_t>(0), pol);
+  CHECK(bool(ci == xt::xarray<std::int16_t>{100, 200, 300, 400, 500}));
+  CHECK(bool(ts::compute(ts::cumprod<double>(ts::full<std::int8_t>({3}, 100, {2})), pol) ==
+             xt::xarray<double>{100.0, 1e4, 1e6}));
+  CHECK(bool(ts::compute(ts::nancumsum<float>(ts::full<std::int32_t>({2, 2}, 3, {1, 1}), 1), pol) ==
+             xt::xarray<float>{{3.0f, 6.0f}, {3.0f, 6.0f}}));
 }
 
 TEMPLATE_TEST_CASE("reductions are lazy arrays that compose", "[reduce][lazy]",

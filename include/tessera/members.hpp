@@ -58,10 +58,27 @@ auto expression<D>::astype() const {
   auto expression<D>::name(const std::vector<index_t>& axes) const {         \
     return tessera::fn(derived(), axes);                                     \
   }
-TESSERA_MEMBER_REDUCTION(sum, sum)
-TESSERA_MEMBER_REDUCTION(prod, prod)
-TESSERA_MEMBER_REDUCTION(mean, mean)
-TESSERA_MEMBER_REDUCTION(var, variance)
+#define TESSERA_MEMBER_DTYPE_REDUCTION(name, fn)                             \
+  template <class D>                                                         \
+  template <class R>                                                         \
+  auto expression<D>::name() const {                                         \
+    return tessera::fn<R>(derived());                                        \
+  }                                                                          \
+  template <class D>                                                         \
+  template <class R>                                                         \
+  auto expression<D>::name(index_t axis) const {                             \
+    return tessera::fn<R>(derived(), std::vector<index_t>{axis});            \
+  }                                                                          \
+  template <class D>                                                         \
+  template <class R>                                                         \
+  auto expression<D>::name(const std::vector<index_t>& axes) const {         \
+    return tessera::fn<R>(derived(), axes);                                  \
+  }
+TESSERA_MEMBER_DTYPE_REDUCTION(sum, sum)
+TESSERA_MEMBER_DTYPE_REDUCTION(prod, prod)
+TESSERA_MEMBER_DTYPE_REDUCTION(mean, mean)
+TESSERA_MEMBER_DTYPE_REDUCTION(var, variance)
+#undef TESSERA_MEMBER_DTYPE_REDUCTION
 TESSERA_MEMBER_REDUCTION(max, amax)
 TESSERA_MEMBER_REDUCTION(min, amin)
 TESSERA_MEMBER_REDUCTION(any, any)
@@ -85,20 +102,24 @@ auto expression<D>::argmin(index_t axis) const {
   return tessera::argmin(derived(), std::vector<index_t>{axis});
 }
 template <class D>
+template <class R>
 auto expression<D>::cumsum() const {
-  return tessera::cumsum(derived());
+  return tessera::cumsum<R>(derived());
 }
 template <class D>
+template <class R>
 auto expression<D>::cumsum(index_t axis) const {
-  return tessera::cumsum(derived(), axis);
+  return tessera::cumsum<R>(derived(), axis);
 }
 template <class D>
+template <class R>
 auto expression<D>::cumprod() const {
-  return tessera::cumprod(derived());
+  return tessera::cumprod<R>(derived());
 }
 template <class D>
+template <class R>
 auto expression<D>::cumprod(index_t axis) const {
-  return tessera::cumprod(derived(), axis);
+  return tessera::cumprod<R>(derived(), axis);
 }
 
 }  // namespace tessera

@@ -86,10 +86,19 @@ struct expression : expression_node_base {
   auto name() const;                                    \
   auto name(index_t axis) const;                        \
   auto name(const std::vector<index_t>& axes) const;
-  TESSERA_MEMBER_REDUCTION(sum)
-  TESSERA_MEMBER_REDUCTION(prod)
-  TESSERA_MEMBER_REDUCTION(mean)
-  TESSERA_MEMBER_REDUCTION(var)
+  // x.sum<double>(): NumPy's dtype= (reduce/dtype.hpp)
+#define TESSERA_MEMBER_DTYPE_REDUCTION(name)            \
+  template <class R = void>                             \
+  auto name() const;                                    \
+  template <class R = void>                             \
+  auto name(index_t axis) const;                        \
+  template <class R = void>                             \
+  auto name(const std::vector<index_t>& axes) const;
+  TESSERA_MEMBER_DTYPE_REDUCTION(sum)
+  TESSERA_MEMBER_DTYPE_REDUCTION(prod)
+  TESSERA_MEMBER_DTYPE_REDUCTION(mean)
+  TESSERA_MEMBER_DTYPE_REDUCTION(var)
+#undef TESSERA_MEMBER_DTYPE_REDUCTION
   TESSERA_MEMBER_REDUCTION(max)
   TESSERA_MEMBER_REDUCTION(min)
   TESSERA_MEMBER_REDUCTION(any)
@@ -99,9 +108,13 @@ struct expression : expression_node_base {
   auto argmax(index_t axis) const;
   auto argmin() const;
   auto argmin(index_t axis) const;
+  template <class R = void>
   auto cumsum() const;
+  template <class R = void>
   auto cumsum(index_t axis) const;
+  template <class R = void>
   auto cumprod() const;
+  template <class R = void>
   auto cumprod(index_t axis) const;
 };
 

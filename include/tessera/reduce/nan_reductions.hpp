@@ -188,53 +188,55 @@ auto nanargmin(const X& x, const nan_axes& axes, const reduce_options& o) {
 }
 }  // namespace detail
 
-// The argument forms of ts::sum:
+// The argument forms of ts::sum (and nansum<R> ... for NumPy's dtype=: reduce/dtype.hpp):
 //   f(x), f(x, ts::keep_dims), f(x, options)
 //   f(x, {a, b, ...} | std::vector<index_t> | axis [, ts::keep_dims | bool | options])
-#define TESSERA_NAN_REDUCTION(fname)                                                           \
-  template <expression_type X>                                                                 \
+#define TESSERA_NAN_REDUCTION(fname, rule)                                                     \
+  template <class R = void, expression_type X>                                                 \
   auto fname(const X& x, const reduce_options& o = {}) {                                       \
-    return detail::fname(x, std::nullopt, o);                                                  \
+    detail::check_dtype<R, detail::dtype_rule::rule>();                                        \
+    return detail::in_dtype<R>(detail::fname(detail::in_dtype<R>(x), std::nullopt, o));        \
   }                                                                                            \
-  template <expression_type X>                                                                 \
+  template <class R = void, expression_type X>                                                 \
   auto fname(const X& x, keep_dims_t) {                                                        \
-    return detail::fname(x, std::nullopt, reduce_options{.keep_dims = true});                  \
+    return fname<R>(x, reduce_options{.keep_dims = true});                                     \
   }                                                                                            \
-  template <expression_type X>                                                                 \
+  template <class R = void, expression_type X>                                                 \
   auto fname(const X& x, const std::vector<index_t>& axes, const reduce_options& o = {}) {     \
-    return detail::fname(x, axes, o);                                                          \
+    detail::check_dtype<R, detail::dtype_rule::rule>();                                        \
+    return detail::in_dtype<R>(detail::fname(detail::in_dtype<R>(x), axes, o));                \
   }                                                                                            \
-  template <expression_type X, detail::other_integer_range V>                                   \
+  template <class R = void, expression_type X, detail::other_integer_range V>                   \
   auto fname(const X& x, const V& axes, const reduce_options& o = {}) {                        \
-    return detail::fname(x, detail::axes_of(axes), o);                                         \
+    return fname<R>(x, detail::axes_of(axes), o);                                              \
   }                                                                                            \
-  template <expression_type X>                                                                 \
+  template <class R = void, expression_type X>                                                 \
   auto fname(const X& x, std::initializer_list<index_t> axes, const reduce_options& o = {}) {  \
-    return detail::fname(x, std::vector<index_t>(axes), o);                                    \
+    return fname<R>(x, std::vector<index_t>(axes), o);                                         \
   }                                                                                            \
-  template <expression_type X>                                                                 \
+  template <class R = void, expression_type X>                                                 \
   auto fname(const X& x, index_t axis, const reduce_options& o = {}) {                         \
-    return detail::fname(x, std::vector<index_t>{axis}, o);                                    \
+    return fname<R>(x, std::vector<index_t>{axis}, o);                                         \
   }                                                                                            \
-  template <expression_type X>                                                                 \
+  template <class R = void, expression_type X>                                                 \
   auto fname(const X& x, std::initializer_list<index_t> axes, keep_dims_t) {                   \
-    return detail::fname(x, std::vector<index_t>(axes), reduce_options{.keep_dims = true});    \
+    return fname<R>(x, std::vector<index_t>(axes), reduce_options{.keep_dims = true});         \
   }                                                                                            \
-  template <expression_type X>                                                                 \
+  template <class R = void, expression_type X>                                                 \
   auto fname(const X& x, index_t axis, keep_dims_t) {                                          \
-    return detail::fname(x, std::vector<index_t>{axis}, reduce_options{.keep_dims = true});    \
+    return fname<R>(x, std::vector<index_t>{axis}, reduce_options{.keep_dims = true});         \
   }
-TESSERA_NAN_REDUCTION(nansum)
-TESSERA_NAN_REDUCTION(nanprod)
-TESSERA_NAN_REDUCTION(nanmean)
-TESSERA_NAN_REDUCTION(nanvar)
-TESSERA_NAN_REDUCTION(nanstd)
-TESSERA_NAN_REDUCTION(nanmin)
-TESSERA_NAN_REDUCTION(nanmax)
+TESSERA_NAN_REDUCTION(nansum, arithmetic)
+TESSERA_NAN_REDUCTION(nanprod, arithmetic)
+TESSERA_NAN_REDUCTION(nanmean, floating)
+TESSERA_NAN_REDUCTION(nanvar, floating)
+TESSERA_NAN_REDUCTION(nanstd, floating)
+TESSERA_NAN_REDUCTION(nanmin, none)
+TESSERA_NAN_REDUCTION(nanmax, none)
 /// Index of the minimum / maximum skipping NaN (one axis, or the flat index over all axes);
 /// an all-NaN lane throws when the result is computed, as NumPy's ValueError.
-TESSERA_NAN_REDUCTION(nanargmin)
-TESSERA_NAN_REDUCTION(nanargmax)
+TESSERA_NAN_REDUCTION(nanargmin, none)
+TESSERA_NAN_REDUCTION(nanargmax, none)
 #undef TESSERA_NAN_REDUCTION
 
 }  // namespace tessera

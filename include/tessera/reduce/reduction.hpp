@@ -17,6 +17,7 @@
 #include "accumulators.hpp"
 #include "../exec/drivers.hpp"
 #include "../reduce/spec.hpp"
+#include "dtype.hpp"
 
 namespace tessera {
 
@@ -155,81 +156,84 @@ auto make_reduction(const X& x, const axes_arg& ax, const reduce_options& o, con
 
 }  // namespace detail
 
-// Each reduction f accepts
+// Each reduction f accepts (and, where NumPy has dtype=, f<R>(...) with the same arguments:
+// the elements converted to R and accumulated in R; reduce/dtype.hpp)
 //   f(x), f(x, ts::keep_dims), f(x, options)                      all axes
 //   f(x, {a, b, ...} | std::vector<index_t> | any range of integers | axis
 //     [, ts::keep_dims | bool | options])
 // The keep flag must be a bool: `ts::variance(x, {1}, 1)` does not compile (an int there is
 // NumPy's ddof to a NumPy user: write ts::variance(x, {1}, ts::ddof(1))).
-#define TESSERA_REDUCTION(fname, opname, family)                                            \
-  template <expression_type X>                                                              \
+#define TESSERA_REDUCTION(fname, opname, family, rule)                                      \
+  template <class R = void, expression_type X>                                              \
   auto fname(const X& x, const reduce_options& o = {}) {                                    \
-    return detail::make_reduction<reducers::opname, detail::reduce_family::family>(               \
-        x, detail::axes_arg{}, o, #fname);                                                  \
+    detail::check_dtype<R, detail::dtype_rule::rule>();                                     \
+    return detail::in_dtype<R>(detail::make_reduction<reducers::opname, detail::reduce_family::family>( \
+        detail::in_dtype<R>(x), detail::axes_arg{}, o, #fname));                            \
   }                                                                                         \
-  template <expression_type X>                                                              \
+  template <class R = void, expression_type X>                                              \
   auto fname(const X& x, keep_dims_t) {                                                     \
-    return fname(x, reduce_options{.keep_dims = true});                                     \
+    return fname<R>(x, reduce_options{.keep_dims = true});                                  \
   }                                                                                         \
-  template <expression_type X, class V>                                                     \
+  template <class R = void, expression_type X, class V>                                     \
     requires std::is_same_v<V, std::vector<index_t>>                                        \
   auto fname(const X& x, const V& axes, const reduce_options& o = {}) {                     \
-    return detail::make_reduction<reducers::opname, detail::reduce_family::family>(               \
-        x, detail::axes_arg{false, axes}, o, #fname);                                       \
+    detail::check_dtype<R, detail::dtype_rule::rule>();                                     \
+    return detail::in_dtype<R>(detail::make_reduction<reducers::opname, detail::reduce_family::family>( \
+        detail::in_dtype<R>(x), detail::axes_arg{false, axes}, o, #fname));                 \
   }                                                                                         \
-  template <expression_type X, detail::other_integer_range V>                                \
+  template <class R = void, expression_type X, detail::other_integer_range V>               \
   auto fname(const X& x, const V& axes, const reduce_options& o = {}) {                     \
-    return fname(x, detail::axes_of(axes), o);                                              \
+    return fname<R>(x, detail::axes_of(axes), o);                                           \
   }                                                                                         \
-  template <expression_type X>                                                              \
+  template <class R = void, expression_type X>                                              \
   auto fname(const X& x, std::initializer_list<index_t> axes, const reduce_options& o = {}) { \
-    return fname(x, std::vector<index_t>(axes), o);                                         \
+    return fname<R>(x, std::vector<index_t>(axes), o);                                      \
   }                                                                                         \
-  template <expression_type X>                                                              \
+  template <class R = void, expression_type X>                                              \
   auto fname(const X& x, index_t axis, const reduce_options& o = {}) {                      \
-    return fname(x, std::vector<index_t>{axis}, o);                                         \
+    return fname<R>(x, std::vector<index_t>{axis}, o);                                      \
   }                                                                                         \
-  template <expression_type X, detail::axes_like A>                                         \
+  template <class R = void, expression_type X, detail::axes_like A>                         \
   auto fname(const X& x, const A& axes, keep_dims_t) {                                      \
-    return fname(x, axes, reduce_options{.keep_dims = true});                               \
+    return fname<R>(x, axes, reduce_options{.keep_dims = true});                            \
   }                                                                                         \
-  template <expression_type X>                                                              \
+  template <class R = void, expression_type X>                                              \
   auto fname(const X& x, std::initializer_list<index_t> axes, keep_dims_t) {                \
-    return fname(x, std::vector<index_t>(axes), reduce_options{.keep_dims = true});         \
+    return fname<R>(x, std::vector<index_t>(axes), reduce_options{.keep_dims = true});      \
   }                                                                                         \
-  template <expression_type X, detail::axes_like A, std::same_as<bool> B>                   \
+  template <class R = void, expression_type X, detail::axes_like A, std::same_as<bool> B>   \
   auto fname(const X& x, const A& axes, B keep) {                                           \
-    return fname(x, axes, reduce_options{.keep_dims = keep});                               \
+    return fname<R>(x, axes, reduce_options{.keep_dims = keep});                            \
   }                                                                                         \
-  template <expression_type X, std::same_as<bool> B>                                        \
+  template <class R = void, expression_type X, std::same_as<bool> B>                        \
   auto fname(const X& x, std::initializer_list<index_t> axes, B keep) {                     \
-    return fname(x, std::vector<index_t>(axes), reduce_options{.keep_dims = keep});         \
+    return fname<R>(x, std::vector<index_t>(axes), reduce_options{.keep_dims = keep});      \
   }
 
 /// Sum (int64 for signed integers and bool, uint64 for unsigned, else the float type).
-TESSERA_REDUCTION(sum, sum, plain)
+TESSERA_REDUCTION(sum, sum, plain, arithmetic)
 /// Product (same result types as sum).
-TESSERA_REDUCTION(prod, prod, plain)
+TESSERA_REDUCTION(prod, prod, plain, arithmetic)
 /// Arithmetic mean (double for integer inputs); NaN for an empty reduction.
-TESSERA_REDUCTION(mean, mean, plain)
+TESSERA_REDUCTION(mean, mean, plain, floating)
 /// Variance, divisor count - ddof (single pass, Chan's merge).
-TESSERA_REDUCTION(variance, variance, variance)
+TESSERA_REDUCTION(variance, variance, variance, floating)
 /// Standard deviation, sqrt(variance).
-TESSERA_REDUCTION(stddev, stddev, variance)
+TESSERA_REDUCTION(stddev, stddev, variance, floating)
 /// Minimum (NaN propagates; an empty reduction throws).
-TESSERA_REDUCTION(amin, amin, extremum)
+TESSERA_REDUCTION(amin, amin, extremum, none)
 /// Maximum (NaN propagates; an empty reduction throws).
-TESSERA_REDUCTION(amax, amax, extremum)
+TESSERA_REDUCTION(amax, amax, extremum, none)
 /// Index of the minimum along one axis, or flat index over all axes (first NaN wins).
-TESSERA_REDUCTION(argmin, argmin, arg)
+TESSERA_REDUCTION(argmin, argmin, arg, none)
 /// Index of the maximum along one axis, or flat index over all axes (first NaN wins).
-TESSERA_REDUCTION(argmax, argmax, arg)
+TESSERA_REDUCTION(argmax, argmax, arg, none)
 /// Whether any element is nonzero.
-TESSERA_REDUCTION(any, any, plain)
+TESSERA_REDUCTION(any, any, plain, none)
 /// Whether all elements are nonzero.
-TESSERA_REDUCTION(all, all, plain)
+TESSERA_REDUCTION(all, all, plain, none)
 /// Number of nonzero elements (int64).
-TESSERA_REDUCTION(count_nonzero, count_nonzero, plain)
+TESSERA_REDUCTION(count_nonzero, count_nonzero, plain, none)
 #undef TESSERA_REDUCTION
 
 }  // namespace tessera

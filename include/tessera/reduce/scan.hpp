@@ -13,6 +13,7 @@
 #include "../exec/drivers.hpp"
 #include "../reshape.hpp"
 #include "accumulators.hpp"
+#include "dtype.hpp"
 
 namespace tessera {
 
@@ -89,41 +90,45 @@ auto make_scan(const X& x, index_t axis, const char* name) {
 
 /// Running sum along `axis` (NumPy's cumsum; sum's result type: int64 for signed integers and
 /// bool, uint64 for unsigned, else the float type).
-template <expression_type X>
+template <class R = void, expression_type X>
 auto cumsum(const X& x, index_t axis) {
-  return detail::make_scan<scans::sum, false>(x, axis, "cumsum");
+  detail::check_dtype<R, detail::dtype_rule::arithmetic>();
+  return detail::in_dtype<R>(detail::make_scan<scans::sum, false>(detail::in_dtype<R>(x), axis, "cumsum"));
 }
 /// Running sum of the flattened array (NumPy's cumsum without an axis).
-template <expression_type X>
+template <class R = void, expression_type X>
 auto cumsum(const X& x) {
-  return cumsum(ravel(x), 0);
+  return cumsum<R>(ravel(x), 0);
 }
 /// Running product along `axis` (NumPy's cumprod; integers wrap).
-template <expression_type X>
+template <class R = void, expression_type X>
 auto cumprod(const X& x, index_t axis) {
-  return detail::make_scan<scans::prod, false>(x, axis, "cumprod");
+  detail::check_dtype<R, detail::dtype_rule::arithmetic>();
+  return detail::in_dtype<R>(detail::make_scan<scans::prod, false>(detail::in_dtype<R>(x), axis, "cumprod"));
 }
-template <expression_type X>
+template <class R = void, expression_type X>
 auto cumprod(const X& x) {
-  return cumprod(ravel(x), 0);
+  return cumprod<R>(ravel(x), 0);
 }
 /// cumsum with NaN counted as 0 (NumPy's nancumsum).
-template <expression_type X>
+template <class R = void, expression_type X>
 auto nancumsum(const X& x, index_t axis) {
-  return detail::make_scan<scans::sum, true>(x, axis, "nancumsum");
+  detail::check_dtype<R, detail::dtype_rule::arithmetic>();
+  return detail::in_dtype<R>(detail::make_scan<scans::sum, true>(detail::in_dtype<R>(x), axis, "nancumsum"));
 }
-template <expression_type X>
+template <class R = void, expression_type X>
 auto nancumsum(const X& x) {
-  return nancumsum(ravel(x), 0);
+  return nancumsum<R>(ravel(x), 0);
 }
 /// cumprod with NaN counted as 1 (NumPy's nancumprod).
-template <expression_type X>
+template <class R = void, expression_type X>
 auto nancumprod(const X& x, index_t axis) {
-  return detail::make_scan<scans::prod, true>(x, axis, "nancumprod");
+  detail::check_dtype<R, detail::dtype_rule::arithmetic>();
+  return detail::in_dtype<R>(detail::make_scan<scans::prod, true>(detail::in_dtype<R>(x), axis, "nancumprod"));
 }
-template <expression_type X>
+template <class R = void, expression_type X>
 auto nancumprod(const X& x) {
-  return nancumprod(ravel(x), 0);
+  return nancumprod<R>(ravel(x), 0);
 }
 
 }  // namespace tessera
