@@ -1,7 +1,9 @@
 // NumPy's functions on chunked arrays: creation (linspace, eye, *_like), elementwise ufuncs
 // (rounding, floor division, logical and bitwise operations, classification, clip) and views
-// (flip, moveaxis, expand_dims, rot90, broadcast_to, tril). Every result is a lazy expression
-// evaluated one chunk at a time; the checks below are NumPy's answers. Run by ctest.
+// (flip, moveaxis, expand_dims, rot90, broadcast_to, tril), dtype= of reductions, out= and
+// matmul. Every result is a lazy expression evaluated one chunk at a time; the checks below are
+// NumPy's answers. Run by ctest.
+#include <tessera/linalg.hpp>
 #include <tessera/tessera.hpp>
 
 #include <cstdio>
@@ -47,6 +49,25 @@ int main() {
   auto t = ts::compute(ts::tril(a));                     // [[1, 0, 0], [4, 5, 0]]
   EXPECT(t(0, 1) == 0 && t(1, 1) == 5);
   EXPECT(ts::compute(e)(2, 3) == 1);
+
+  // dtype=: np.sum(x, dtype=np.int32) accumulates in int32 and wraps; np.mean(i, dtype=np.float32)
+  auto big = ts::full<std::int32_t>({3}, 1 << 30, {2});
+  EXPECT(ts::sum<std::int32_t>(big).item() == -1073741824);  // 3 * 2^30 - 2^32
+  EXPECT(ts::sum(big).item() == 3221225472);                 // without dtype: int64
+  EXPECT(ts::arange<int>(7).mean<float>().item() == 3.0f);
+  // out=: evaluated straight into the caller's container (not resized, not reallocated)
+  xt::xarray<double> out = xt::zeros<double>({2});
+  ts::compute_into(ts::sum(a, {1}), out);                    // a's row sums: 6, 15
+  EXPECT(out(0) == 6 && out(1) == 15);
+  // matmul (a @ b), lazy: 1-d operands and broadcast batch axes as NumPy's
+  auto v = ts::from_xtensor(xt::xarray<double>{1, 0, -1}, {2});
+  auto av = ts::compute(ts::matmul(a, v));                   // [1 - 3, 4 - 6]
+  EXPECT(av.shape().size() == 1 && av(0) == -2 && av(1) == -2);
+  auto stack = ts::broadcast_to(a, {4, 2, 3});               // 4 copies of a
+  auto gram = ts::matmul(stack, ts::transpose(a));           // (4, 2, 3) @ (3, 2) -> (4, 2, 2)
+  EXPECT(gram.shape() == ts::shape_t({4, 2, 2}));
+  EXPECT(ts::compute(gram)(3, 1, 0) == 4 * 1 + 5 * 2 + 6 * 3);
+  EXPECT(ts::dot(v, v).item() == 2);                          // 1-d . 1-d: a 0-d result
   std::printf("numpy_functions: all NumPy answers reproduced\n");
   return EXIT_SUCCESS;
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <tessera/tessera.hpp>
+#include <xtensor/xbuilder.hpp>
 #include <xtensor/xnoalias.hpp>
 #include <xtensor/xstrided_view.hpp>
 #include <xtensor/xview.hpp>
@@ -209,6 +210,62 @@ TEMPLATE_TEST_CASE("map_blocks: declared out_chunks (blocks of other shapes) and
     CHECK(ts::compute(ts::view(g, ts::range(0, 1), ts::range(0, 1)), pol)(0, 0) == 0);
     CHECK(made == 1);
   }
+}
+
+TEMPLATE_TEST_CASE("map_blocks: drop_axis and new_axis (Dask's), axes passed whole or added",
+                   "[blocks]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(112402);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < test_iterations(8); ++it) {
+    const ts::shape_t shape{1 + ts::index_t(rng() % 9), 1 + ts::index_t(rng() % 9), 1 + ts::index_t(rng() % 5)};
+    const auto xd = testing::random_data<double>(rng, shape);
+    const auto yd = testing::random_data<double>(rng, {shape[1], shape[2]});
+    auto x = ts::from_xtensor(xd, random_chunks(rng, shape));
+    auto y = ts::from_xtensor(yd, random_chunks(rng, {shape[1], shape[2]}));
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " chunks "
+                 << describe(x.chunks()) << " and " << describe(y.chunks()));
+    // drop axis 1: f sees the whole axis (blocks along it concatenated) and sums it away
+    auto s = ts::map_blocks(
+        [](const ts::block_info& info, const auto& b) {
+          if (info.inputs[0].array_location[1] != std::pair<ts::index_t, ts::index_t>{0, b.shape()[1]})
+            throw std::logic_error("the dropped axis was not passed whole");
+          return xt::xarray<double>(xt::sum(b, {1}));
+        },
+        ts::drop_axis{1}, x);
+    CHECK(s.shape() == ts::shape_t{shape[0], shape[2]});
+    CHECK(s.chunks()[0] == x.chunks()[0]);
+    CHECK(bitwise_equal_arrays(ts::compute(s, pol), xt::xarray<double>(xt::sum(xd, {1}))));
+    // two inputs aligned at the end (x: ijk, y: jk), dropping the last axis: sum_k x * y
+    auto d = ts::map_blocks([](const auto& a, const auto& b) { return xt::xarray<double>(xt::sum(a * b, {2})); },
+                            ts::drop_axis{-1}, x, y);
+    CHECK(d.shape() == ts::shape_t{shape[0], shape[1]});
+    CHECK(bitwise_equal_arrays(ts::compute(d, pol), xt::xarray<double>(xt::sum(xd * yd, {2}))));
+    // new axis at the front, of length 2: [block, -block]
+    auto n = ts::map_blocks(
+        [](const auto& b) {
+          xt::xarray<double> o = xt::stack(xt::xtuple(xt::xarray<double>(b), xt::xarray<double>(-b)));
+          return o;
+        },
+        ts::new_axis({0}, {2}), y);
+    CHECK(n.shape() == ts::shape_t{2, shape[1], shape[2]});
+    CHECK(n.chunks()[0] == std::vector<ts::index_t>{2});
+    CHECK(bitwise_equal_arrays(ts::compute(n, pol), xt::xarray<double>(xt::stack(xt::xtuple(yd, xt::xarray<double>(-yd))))));
+    // both: drop axis 2 of x, add a length-1 axis at the end
+    auto b = ts::map_blocks([](const auto& a) { return xt::xarray<double>(xt::amax(a, {2}, xt::keep_dims)); },
+                            ts::drop_axis{2}, ts::new_axis{2}, x);
+    CHECK(b.shape() == ts::shape_t{shape[0], shape[1], 1});
+    CHECK(bitwise_equal_arrays(ts::compute(b, pol), xt::xarray<double>(xt::amax(xd, {2}, xt::keep_dims))));
+  }
+  auto x = ts::zeros<double>({4, 3}, {2, 2});
+  CHECK_THROWS_MATCHING(ts::map_blocks([](const auto& a) { return xt::xarray<double>(a); }, ts::drop_axis{2}, x),
+                        ts::invalid_argument, Catch::Contains("drop_axis"));
+  CHECK_THROWS_MATCHING(ts::map_blocks([](const auto& a, const auto& c) { return xt::xarray<double>(a + c); },
+                                       ts::drop_axis{0}, x, ts::zeros<double>({1, 3})),
+                        ts::invalid_argument, Catch::Contains("lengths 4 and 1"));
+  // f must return the declared shape: here it keeps the dropped axis
+  auto bad = ts::map_blocks([](const auto& a) { return xt::xarray<double>(a); }, ts::drop_axis{0}, x);
+  CHECK_THROWS_MATCHING(ts::compute(bad, pol), ts::invalid_argument, Catch::Contains("f returned shape"));
 }
 
 TEMPLATE_TEST_CASE("map_overlap: a stencil with halos equals the global stencil for every boundary",

@@ -12,9 +12,11 @@
 #include <xtensor/xarray.hpp>
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xmanipulation.hpp>
+#include <xtensor/xview.hpp>
 
 #include "support/backends.hpp"
 #include "support/cases.hpp"
+#include "support/numpy_reference.hpp"
 #include <tessera/linalg.hpp>
 
 namespace ts = tessera;
@@ -347,6 +349,92 @@ TEMPLATE_TEST_CASE("matmul matches a dense product", "[linalg][matmul]", TESSERA
   }
   auto a = ts::zeros<double>({4, 5}, {2, 5});
   CHECK_THROWS_AS(ts::linalg::matmul(a, a, pol), std::invalid_argument);
+}
+
+namespace {
+/// A random shape for matmul: rank 1-4, the last axis `k` (a) or second-to-last (b).
+ts::shape_t operand_shape(std::mt19937_64& rng, int rank, ts::index_t k, bool left, const ts::shape_t& batch) {
+  ts::shape_t s;
+  for (int d = 0; d < rank - 2; ++d) {  // batch axes: the shared ones, or 1 (broadcast)
+    const std::size_t from = batch.size() - std::size_t(rank - 2) + std::size_t(d);
+    s.push_back(rng() % 4 == 0 ? 1 : batch[from]);
+  }
+  const ts::index_t other = ts::index_t(rng() % 7);  // 0 included
+  if (rank == 1) return {k};
+  if (left) s.insert(s.end(), {other, k});
+  else s.insert(s.end(), {k, other});
+  return s;
+}
+
+template <class TA, class TB, class P>
+void matmul_cases(case_writer<P>& w, std::mt19937_64& rng) {
+  const ts::shape_t batch{1 + ts::index_t(rng() % 3), 1 + ts::index_t(rng() % 3)};
+  const ts::index_t k = ts::index_t(rng() % 9);
+  const int ra = 1 + int(rng() % 4), rb = 1 + int(rng() % 4);
+  const ts::shape_t sa = operand_shape(rng, ra, k, true, batch), sb = operand_shape(rng, rb, k, false, batch);
+  auto a = ts::from_xtensor(testing::random_data<TA>(rng, sa), random_chunks(rng, sa));
+  auto b = ts::from_xtensor(testing::random_data<TB>(rng, sb), random_chunks(rng, sb));
+  const auto ia = w.input(a), ib = w.input(b);
+  w.add("matmul", ts::matmul(a, b), {ia, ib});
+  // dot: a's last axis with b's second-to-last; shapes that align for it
+  const ts::shape_t sd = rb == 1 ? ts::shape_t{k} : [&] {
+    ts::shape_t t;
+    for (int d = 0; d < rb - 2; ++d) t.push_back(1 + ts::index_t(rng() % 3));
+    t.push_back(k);
+    t.push_back(ts::index_t(rng() % 5));
+    return t;
+  }();
+  auto d = ts::from_xtensor(testing::random_data<TB>(rng, sd), random_chunks(rng, sd));
+  w.add("dot", ts::dot(a, d), {ia, w.input(d)});
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("lazy matmul and dot agree with NumPy for 1-d, 2-d and batched operands",
+                   "[linalg][matmul][numpy]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  // random_data: multiples of 1/8 below 10 (ints below 20): every sum is exact, so bitwise
+  check_against_numpy(pol, 1124, 8, 0, [&](case_writer<TestType>& w, std::mt19937_64& rng) {
+    for (int c = 0; c < 4; ++c) matmul_cases<double, double>(w, rng);
+    matmul_cases<float, float>(w, rng);
+    matmul_cases<float, double>(w, rng);
+    matmul_cases<std::int32_t, std::int32_t>(w, rng);
+    matmul_cases<std::int64_t, float>(w, rng);
+  });
+}
+
+TEMPLATE_TEST_CASE("lazy matmul: chunks, laziness, integer wrapping and errors", "[linalg][matmul]",
+                   TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(112401);
+  std::mt19937_64 rng(seed);
+  INFO("seed " << seed);
+  const xt::xarray<double> ad = testing::random_data<double>(rng, {30, 20}), bd = testing::random_data<double>(rng, {20, 12});
+  auto a = ts::from_xtensor(ad, {7, 6});
+  auto b = ts::from_xtensor(bd, {5, 4});
+  auto c = ts::matmul(a * 1.0, b);  // lazy: nothing evaluated yet
+  CHECK(c.shape() == ts::shape_t{30, 12});
+  CHECK(c.chunks()[0] == a.chunks()[0]);
+  CHECK(c.chunks()[1] == b.chunks()[1]);
+  const auto want = ts::compute(ts::matmul(a, b, pol), pol);  // the eager product
+  CHECK(bitwise_equal_arrays(ts::compute(c, pol), want));
+  // a consumer of the lazy product: reduced without holding it
+  CHECK(ts::item(ts::sum(c), pol) == xt::sum(want)());
+  CHECK(bitwise_equal_arrays(ts::compute(ts::sum(c, {1}), pol), ts::compute(ts::sum(ts::from_xtensor(want), {1}), pol)));
+  // the eager product of other ranks goes through the lazy one
+  auto v = ts::from_xtensor(xt::xarray<double>(xt::view(bd, xt::all(), 0)), {6});
+  CHECK(bitwise_equal_arrays(ts::compute(ts::matmul(a, v, pol), pol), ts::compute(ts::matmul(a, v), pol)));
+  // int8 wraps as NumPy's: 100 * 100 * 3 = 30000 -> 30000 mod 256 = 48
+  auto i8 = ts::full<std::int8_t>({2, 3}, 100, {1, 2});
+  auto p8 = ts::compute(ts::matmul(i8, ts::transpose(i8)), pol);
+  static_assert(std::is_same_v<typename decltype(p8)::value_type, std::int8_t>);
+  CHECK(bool(p8 == xt::xarray<std::int8_t>{{48, 48}, {48, 48}}));
+  CHECK_THROWS_MATCHING(ts::matmul(a, a), ts::invalid_argument,
+                        Catch::Contains("(30, 20) and (30, 20)") && Catch::Contains("20 != 30"));
+  auto x3 = ts::zeros<double>({2, 4, 5}, {1, 2, 5}), y3 = ts::zeros<double>({3, 5, 4}, {1, 5, 2});
+  CHECK_THROWS_MATCHING(ts::matmul(x3, y3), ts::invalid_argument, Catch::Contains("2 against 3"));
+  CHECK_THROWS_MATCHING(ts::matmul(ts::zeros<double>(ts::shape_t{}), a), ts::invalid_argument, Catch::Contains("0-d"));
+  // dot with a 0-d operand multiplies
+  CHECK(bitwise_equal_arrays(ts::compute(ts::dot(ts::full<double>(ts::shape_t{}, 2.0), a), pol), xt::xarray<double>(2.0 * ad)));
 }
 
 TEMPLATE_TEST_CASE("svd_compressed: top singular values of a decaying spectrum",
@@ -749,12 +837,14 @@ TEMPLATE_TEST_CASE("tensordot matches its definition for random axes and chunkin
                  << " " << describe(xb));
     const auto got = ts::compute(ts::tensordot(a, b, xa, xb, pol), pol);
     CHECK(near(got, dense_tensordot(ad, bd, ca, cb)));  // sums of multiples of 1/64: exact
+    CHECK(bitwise_equal_arrays(ts::compute(ts::tensordot(a, b, xa, xb), pol), got));  // lazy: the same sums
   }
   // axes = n: the last n of a with the first n of b
   const xt::xarray<double> ad = testing::random_data<double>(rng, {3, 4, 5}), bd = testing::random_data<double>(rng, {4, 5, 2});
   auto a = ts::from_xtensor(ad, {2, 3, 2});
   auto b = ts::from_xtensor(bd, {3, 2, 1});
   CHECK(near(ts::compute(ts::tensordot(a, b, 2, pol), pol), dense_tensordot(ad, bd, {1, 2}, {0, 1})));
+  CHECK(near(ts::compute(ts::tensordot(a, b), pol), dense_tensordot(ad, bd, {1, 2}, {0, 1})));
   CHECK_THROWS_MATCHING(ts::tensordot(a, b, std::vector<ts::index_t>{0}, std::vector<ts::index_t>{0}, pol),
                         ts::invalid_argument, Catch::Contains("a's axis 0 has length 3, b's axis 0 has 4"));
   CHECK_THROWS_MATCHING(ts::tensordot(a, b, 4, pol), ts::invalid_argument, Catch::Contains("axes = 4"));

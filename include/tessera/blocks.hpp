@@ -4,6 +4,8 @@
 //                                                     f(info, xb, yb, ...) with ts::block_info
 //   ts::map_blocks(f, ts::out_chunks(c), x, ...)      f returns blocks of other shapes: c
 //   ts::map_blocks(f, ts::out_chunks(c))              no inputs: f(info) makes each block
+//   ts::map_blocks(f, ts::drop_axis{1}, x, ...)       f removes axes (passed whole to f) or
+//   ts::map_blocks(f, ts::new_axis{0}, x, ...)        adds axes (one chunk of length 1 or given)
 //   ts::from_blocks(f, shape, chunks)                 the same, with NumPy-style shape/chunks
 //   ts::blockwise(f, "ik", x, "ij", y, "jk")         index notation: contracted axes whole
 //   ts::map_overlap(f, x, depth, boundary[, value])   f sees each block with a halo of `depth`
@@ -38,6 +40,24 @@ namespace tessera {
 struct out_chunks {
   chunks_t chunks;
   explicit out_chunks(chunks_t c) : chunks(std::move(c)) {}
+};
+
+/// Axes of the inputs (aligned at the end, as broadcasting does) that f removes (Dask's
+/// drop_axis=): they are passed to f whole (the blocks along them concatenated), and the
+/// output lacks them. `ts::drop_axis{1}`, `ts::drop_axis{{0, 2}}`.
+struct drop_axis {
+  std::vector<index_t> axes;
+  drop_axis(std::initializer_list<index_t> a) : axes(a) {}
+  explicit drop_axis(std::vector<index_t> a) : axes(std::move(a)) {}
+};
+/// Axes of the output that f adds (Dask's new_axis=), at these positions of the output, each
+/// one chunk of length `lengths[i]` (1 when not given). `ts::new_axis{0}`,
+/// `ts::new_axis({0, 3}, {2, 5})`.
+struct new_axis {
+  std::vector<index_t> axes;
+  std::vector<index_t> lengths;
+  new_axis(std::initializer_list<index_t> a) : axes(a) {}
+  explicit new_axis(std::vector<index_t> a, std::vector<index_t> len = {}) : axes(std::move(a)), lengths(std::move(len)) {}
 };
 
 namespace detail {
@@ -128,7 +148,9 @@ namespace detail {
 /// every input axis that carries it; the output's axes are out's letters.
 inline std::shared_ptr<block_layout> blockwise_layout(const std::string& out,
                                                       const std::vector<std::string>& ins,
-                                                      const std::vector<const chunk_grid*>& grids) {
+                                                      const std::vector<const chunk_grid*>& grids,
+                                                      const std::string& new_letters = {},
+                                                      const std::vector<index_t>& new_lengths = {}) {
   std::vector<char> letters;
   std::vector<index_t> length;
   std::vector<std::vector<index_t>> chunks;
@@ -161,6 +183,11 @@ inline std::shared_ptr<block_layout> blockwise_layout(const std::string& out,
   }
   shape_t shape;
   chunks_t ch;
+  for (std::size_t j = 0; j < new_letters.size(); ++j) {  // axes only the output has: one chunk
+    letters.push_back(new_letters[j]);
+    length.push_back(new_lengths[j]);
+    chunks.push_back({new_lengths[j]});
+  }
   for (std::size_t o = 0; o < out.size(); ++o) {
     const int k = find(out[o]);
     if (k < 0)
@@ -223,6 +250,79 @@ auto blockwise(F f, std::string_view out_index, const A&... args) {
                                   std::vector<std::string>{std::string(std::string_view(std::get<2 * I + 1>(t)))...},
                                   std::get<2 * I>(t)...);
   }(std::make_index_sequence<sizeof...(A) / 2>{});
+}
+
+namespace detail {
+/// map_blocks with axes dropped and/or added: a blockwise over the inputs' axes aligned at the
+/// end (internal letters), the output's letters without the dropped ones, with the new ones.
+template <class F, class... X>
+auto map_blocks_axes(F f, const std::vector<index_t>& drop, const new_axis& add, const X&... xs) {
+  const int r = std::max({xs.dimension()...});
+  std::vector<bool> dropped(std::size_t(r), false);
+  for (int d : normalize_axes(drop, r, "map_blocks drop_axis")) dropped[std::size_t(d)] = true;
+  // every input axis must have its axis's full length (no broadcasting of length-1 axes here)
+  shape_t full(std::size_t(r), -1);
+  auto note = [&](const shape_t& s) {
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      index_t& f = full[std::size_t(r) - s.size() + d];
+      if (f >= 0 && f != s[d])
+        throw_invalid("map_blocks with drop_axis/new_axis: input axes of lengths ", f, " and ", s[d],
+                      " (inputs aligned at the end) must be equal; broadcast_to them first");
+      f = s[d];
+    }
+  };
+  (note(xs.shape()), ...);
+  auto letter = [](int d) { return char(1 + d); };  // internal letters: one per input axis
+  std::string kept;
+  for (int d = 0; d < r; ++d)
+    if (!dropped[std::size_t(d)]) kept.push_back(letter(d));
+  const int out_rank = int(kept.size() + add.axes.size());
+  if (!add.lengths.empty() && add.lengths.size() != add.axes.size())
+    throw_invalid("map_blocks new_axis: ", add.axes.size(), " axes but ", add.lengths.size(), " lengths");
+  std::string out(std::size_t(out_rank), '\0'), added;
+  std::vector<index_t> lengths;
+  const std::vector<int> at = normalize_axes(add.axes, out_rank, "map_blocks new_axis");
+  for (std::size_t j = 0; j < at.size(); ++j) {
+    const char c = char(100 + int(j));
+    out[std::size_t(at[j])] = c;
+    added.push_back(c);
+    const index_t len = add.lengths.empty() ? 1 : add.lengths[j];
+    if (len < 0) throw_invalid("map_blocks new_axis: negative length ", len);
+    lengths.push_back(len);
+  }
+  std::size_t next = 0;
+  for (char& c : out)
+    if (c == '\0') c = kept[next++];
+  std::vector<std::string> ins;
+  auto index_of = [&](int rank) {
+    std::string s;
+    for (int d = r - rank; d < r; ++d) s.push_back(letter(d));
+    return s;
+  };
+  (ins.push_back(index_of(xs.dimension())), ...);
+  auto lay = blockwise_layout(out, ins, {&xs.grid()...}, added, lengths);
+  lay->name = "map_blocks";
+  return make_mapped_blocks(std::move(f), std::move(lay), xs...);
+}
+}  // namespace detail
+
+/// f removes the axes `drop` of the inputs (passed to f whole; see ts::drop_axis).
+template <class F, expression_type... X>
+  requires(sizeof...(X) > 0)
+auto map_blocks(F f, const drop_axis& drop, const X&... xs) {
+  return detail::map_blocks_axes(std::move(f), drop.axes, new_axis(std::vector<index_t>{}), xs...);
+}
+/// f adds the output axes `add` (see ts::new_axis).
+template <class F, expression_type... X>
+  requires(sizeof...(X) > 0)
+auto map_blocks(F f, const new_axis& add, const X&... xs) {
+  return detail::map_blocks_axes(std::move(f), {}, add, xs...);
+}
+/// Both: the dropped axes are the inputs', the new ones positions of the output.
+template <class F, expression_type... X>
+  requires(sizeof...(X) > 0)
+auto map_blocks(F f, const drop_axis& drop, const new_axis& add, const X&... xs) {
+  return detail::map_blocks_axes(std::move(f), drop.axes, add, xs...);
 }
 
 /// f applied to each block of x extended by `depth[d]` cells on both sides of axis d, taken

@@ -3,7 +3,7 @@
 //   auto [q, r] = ts::linalg::tsqr(a);            auto [q, r] = ts::linalg::qr(a);
 //   auto [u, s, vt] = ts::linalg::svd(a);         auto [u, s, vt] = ts::linalg::svd(a, ts::cuda{});
 //   auto [u, s, vt] = ts::linalg::svd_compressed(a, k, {.n_power_iter = 2, .seed = 42});
-//   auto c = ts::linalg::matmul(a, b);
+//   auto c = ts::matmul(a, b);  (lazy; ts::matmul(a, b, pol) computes it at the call)
 //   auto x = ts::linalg::solve(a, b);  inv, cholesky, solve_triangular, lu, lstsq, norm
 // Link the CMake target tessera::linalg (and tessera::cuda for the CUDA policy). See
 // docs/linalg.md.
@@ -29,10 +29,8 @@
 #include "linalg/tensordot.hpp"
 
 namespace tessera {
-/// NumPy's names in ts:: for the chunked matrix product (2-d operands; linalg/matmul.hpp).
+/// NumPy's names in ts:: for the chunked matrix product: ts::matmul(a, b) lazy (any ranks,
+/// linalg/matrix_product.hpp), ts::matmul(a, b, pol) computed at the call (linalg/matmul.hpp).
+/// ts::dot and ts::tensordot: linalg/tensordot.hpp.
 using linalg::matmul;
-template <expression_type A, expression_type B, class P = host>
-auto dot(const A& a, const B& b, const P& pol = {}) {
-  return linalg::matmul(a, b, pol);
-}
 }  // namespace tessera
