@@ -315,7 +315,25 @@ TEMPLATE_TEST_CASE("map_overlap: a stencil with halos equals the global stencil 
       ref = xt::strided_view(sp, sv);
     }
     CHECK(bitwise_equal_arrays(ts::compute(y, pol), ref));
+    // trim = false (Dask's trim=False): f cuts the halo itself, from what block_info says
+    auto z = ts::map_overlap(
+        [](const ts::block_info& info, const auto& b) {
+          xt::xarray<double> st = stencil(b);
+          xt::xstrided_slice_vector sv;
+          for (std::size_t d = 0; d < b.dimension(); ++d) {
+            const ts::index_t below = info.array_location[d].first - info.inputs[0].array_location[d].first;
+            const auto [olo, ohi] = info.array_location[d];
+            sv.push_back(xt::range(below, below + (ohi - olo)));
+          }
+          return xt::xarray<double>(xt::strided_view(st, sv));
+        },
+        x, depth, boundary, 0.5, false);
+    CHECK(bitwise_equal_arrays(ts::compute(z, pol), ref));
   }
+  // trim = false and f returning the block with its halo: the error says what was expected
+  auto x = ts::zeros<double>({6}, {3});
+  auto bad = ts::map_overlap([](const auto& b) { return xt::xarray<double>(b); }, x, 1, "reflect", 0, false);
+  CHECK_THROWS_MATCHING(ts::compute(bad, pol), ts::invalid_argument, Catch::Contains("trim = false"));
 }
 
 TEMPLATE_TEST_CASE("map_blocks: errors name the bad value; an exception in f reaches the caller",

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include <tessera/lazy.hpp>
+
+#include <atomic>
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
@@ -189,7 +191,7 @@ TEMPLATE_TEST_CASE("lazy: a deep time loop and the empty lazy", "[lazy]", TESSER
   for (int i = 0; i < 200; ++i) {
     u = u + 0.01 * (ts::roll(u, 1, 0) - u);
     ref = ref + 0.01 * (xt::roll(ref, 1, 0) - ref);
-    if (i % 5 == 4) {  // persist: each piece is evaluated once per use, so long loops persist
+    if (i % 5 == 4) {  // persist now and then: each step reads u at a shifted box (the roll) too
       u = ts::persist(u, pol);
       REQUIRE(close(ts::compute(u, pol), ref));
     }
@@ -209,6 +211,48 @@ TEMPLATE_TEST_CASE("lazy: a deep time loop and the empty lazy", "[lazy]", TESSER
   CHECK(empty.depth() == 0);
   CHECK_THROWS_WITH(empty + 1, Catch::Contains("ts::lazy<T> is empty"));
   CHECK_THROWS_WITH(ts::compute(empty, pol), Catch::Contains("assign an expression"));
+}
+
+TEMPLATE_TEST_CASE("lazy: a piece read twice per step is evaluated once per task, not 2^n times",
+                   "[lazy]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(112403);
+  std::mt19937_64 rng(seed);
+  const xt::xarray<double> xd = testing::random_data<double>(rng, {12, 9});
+  auto x = ts::from_xtensor(xd, {4, 3});  // 9 blocks
+  INFO("seed " << seed);
+  // a block function that counts its calls, inside a piece every step reads twice
+  std::atomic<int> calls{0};
+  ts::lazy<double> acc = ts::map_blocks([&calls](const auto& b) {
+    ++calls;
+    return xt::xarray<double>(b * 2.0);
+  }, x);
+  xt::xarray<double> ref = xd * 2.0;
+  for (int i = 0; i < 40; ++i) {  // 2^40 evaluations of the first piece without sharing
+    acc = acc + acc * 0.5;
+    ref = ref + ref * 0.5;
+  }
+  CHECK(bitwise_equal_arrays(ts::compute(acc, pol), ref));
+  CHECK(calls == 9);  // once per block: lowered once, evaluated once per task
+  calls = 0;
+  CHECK(ts::sum(acc).item(pol) == ts::sum(ts::from_xtensor(ref, {4, 3})).item(pol));
+  CHECK(calls == 9);
+  // a piece holding a reduction (a stage), read twice per step: the stage runs once per pass
+  ts::lazy<double> c = x - ts::amax(x);
+  xt::xarray<double> cref = xd - xt::amax(xd)();
+  for (int i = 0; i < 30; ++i) {
+    c = c * 0.5 + c;
+    cref = cref * 0.5 + cref;
+  }
+  CHECK(bitwise_equal_arrays(ts::compute(c, pol), cref));
+  // a shared piece read at different boxes (a roll) and at the same box
+  ts::lazy<double> u = x;
+  xt::xarray<double> uref = xd;
+  for (int i = 0; i < 12; ++i) {
+    u = u + 0.25 * (ts::roll(u, 1, 1) - u);
+    uref = uref + 0.25 * (xt::roll(uref, 1, 1) - uref);
+  }
+  CHECK(bitwise_equal_arrays(ts::compute(u, pol), uref));
 }
 
 TEMPLATE_TEST_CASE("lazy: a lazy holding a reduction is lowered inside every node above it",

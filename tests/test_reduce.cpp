@@ -552,7 +552,7 @@ TEMPLATE_TEST_CASE("dtype= as a leading template argument follows NumPy", "[redu
   // int32 accumulated in int32 wraps as NumPy's np.sum(x, dtype=np.int32)
   auto i32 = ts::full<std::int32_t>({3}, std::int32_t(1) << 30, {2});
   auto s32 = ts::sum<std::int32_t>(i32);
-  static_assert(std::is_same_v<decltype(s32)::value_type, std::int32_t>);
+  static_assert(std::is_same_v<typename decltype(s32)::value_type, std::int32_t>);
   CHECK(ts::item(s32, pol) == -1073741824);                       // 3 * 2^30 - 2^32
   CHECK(ts::item(ts::sum(i32), pol) == std::int64_t(3) << 30);   // without dtype: int64
   CHECK(ts::item(ts::prod<std::int8_t>(ts::full<std::int8_t>({3}, 10, {2})), pol) == -24);  // 1000 mod 256
@@ -567,23 +567,23 @@ TEMPLATE_TEST_CASE("dtype= as a leading template argument follows NumPy", "[redu
   for (auto& v : fd) v = u(rng);
   auto f = ts::from_xtensor(fd, {8, 2});
   auto sd = ts::sum<double>(f, {0});
-  static_assert(std::is_same_v<decltype(sd)::value_type, double>);
+  static_assert(std::is_same_v<typename decltype(sd)::value_type, double>);
   CHECK(bitwise_equal_arrays(ts::compute(sd, pol), ts::compute(ts::sum(ts::cast<double>(f), {0}), pol)));
   CHECK(bitwise_equal_arrays(ts::compute(ts::sum<double>(f, 0, ts::keepdims), pol),
                              ts::compute(ts::sum(ts::cast<double>(f), {0}, ts::keepdims), pol)));
   CHECK(bitwise_equal_arrays(ts::compute(ts::sum<double>(f, std::vector<int>{1}), pol),
                              ts::compute(ts::sum(ts::cast<double>(f), {1}), pol)));
   CHECK(bitwise_equal_arrays(ts::compute(f.sum<double>(1), pol), ts::compute(ts::sum(ts::cast<double>(f), {1}), pol)));
-  static_assert(std::is_same_v<decltype(ts::mean<double>(f))::value_type, double>);
-  static_assert(std::is_same_v<decltype(ts::stddev<double>(f, {1}))::value_type, double>);
-  static_assert(std::is_same_v<decltype(ts::nansum<double>(f))::value_type, double>);
-  static_assert(std::is_same_v<decltype(ts::nanmean<double>(f, {0}))::value_type, double>);
+  static_assert(std::is_same_v<typename decltype(ts::mean<double>(f))::value_type, double>);
+  static_assert(std::is_same_v<typename decltype(ts::stddev<double>(f, {1}))::value_type, double>);
+  static_assert(std::is_same_v<typename decltype(ts::nansum<double>(f))::value_type, double>);
+  static_assert(std::is_same_v<typename decltype(ts::nanmean<double>(f, {0}))::value_type, double>);
   CHECK(bitwise_equal_arrays(ts::compute(ts::nanvar<double>(f, {0}), pol),
                              ts::compute(ts::nanvar(ts::cast<double>(f), {0}), pol)));
   // integers averaged in float32: float results (NumPy: np.mean(x, dtype=np.float32))
   auto ar = ts::arange<std::int32_t>(0, 7, 1, {3});
   auto mf = ts::mean<float>(ar);
-  static_assert(std::is_same_v<decltype(mf)::value_type, float>);
+  static_assert(std::is_same_v<typename decltype(mf)::value_type, float>);
   CHECK(ts::item(mf, pol) == 3.0f);
   CHECK(ts::item(ts::variance<float>(ar), pol) == 4.0f);
   CHECK(ts::item(ar.mean<float>(), pol) == 3.0f);

@@ -11,7 +11,9 @@
 //   ts::map_overlap(f, x, depth, boundary[, value])   f sees each block with a halo of `depth`
 //                                                     cells ("none", "reflect", "periodic",
 //                                                     "nearest", "constant"); its result's halo
-//                                                     is cut off again (Dask's trim=True)
+//                                                     is cut off again (Dask's trim=True; with
+//                                                     trim = false f returns the block without
+//                                                     its halo itself)
 //
 // f receives one xtensor view per input (xt::adapt over a host buffer holding the block; take
 // it as `const auto&`) and returns an xtensor expression or container of the block's shape;
@@ -329,10 +331,12 @@ auto map_blocks(F f, const drop_axis& drop, const new_axis& add, const X&... xs)
 /// from the neighbouring blocks, or beyond the array's edges as `boundary` says: "none" (no
 /// halo there), "reflect" (mirrored, edge cell repeated: NumPy's symmetric), "periodic"
 /// (wrapped), "nearest" (edge cell repeated), "constant" (`value`). f returns the extended
-/// block's shape; the halo is cut from its result. Depth may exceed a chunk's length.
+/// block's shape; the halo is cut from its result (trim = false: f returns the block's own
+/// shape, having cut the halo itself: Dask's trim=False; block_info says how much halo each
+/// side got). Depth may exceed a chunk's length.
 template <class F, expression_type X>
 auto map_overlap(F f, const X& x, const std::vector<index_t>& depth,
-                 std::string_view boundary = "none", double value = 0) {
+                 std::string_view boundary = "none", double value = 0, bool trim = true) {
   const int r = x.dimension();
   if (int(depth.size()) != r)
     throw_invalid("map_overlap: depth ", depth, " has ", depth.size(), " entries but the array has ",
@@ -346,7 +350,7 @@ auto map_overlap(F f, const X& x, const std::vector<index_t>& depth,
   auto padded = pad(x, widths, mode, value);
   auto lay = std::make_shared<detail::block_layout>();
   lay->name = "map_overlap";
-  lay->trim = true;
+  lay->trim = trim;
   lay->out = lay->in = x.grid();
   detail::block_input_layout in;
   in.halo.n = in.shift.n = r;
@@ -362,8 +366,10 @@ auto map_overlap(F f, const X& x, const std::vector<index_t>& depth,
 
 /// The same depth on every axis.
 template <class F, expression_type X>
-auto map_overlap(F f, const X& x, index_t depth, std::string_view boundary = "none", double value = 0) {
-  return map_overlap(std::move(f), x, std::vector<index_t>(std::size_t(x.dimension()), depth), boundary, value);
+auto map_overlap(F f, const X& x, index_t depth, std::string_view boundary = "none", double value = 0,
+                 bool trim = true) {
+  return map_overlap(std::move(f), x, std::vector<index_t>(std::size_t(x.dimension()), depth), boundary,
+                     value, trim);
 }
 
 }  // namespace tessera

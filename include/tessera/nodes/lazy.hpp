@@ -19,8 +19,19 @@
 // Nested pieces (a loop of n steps nests n pieces) are evaluated recursively, batch by batch;
 // every `checkpoint`-th level evaluates its box into task scratch once instead, so a deep loop
 // costs bounded stack (a box of scratch per checkpoint level).
+//
+// Shared pieces. A piece read more than once (`acc = acc + acc * 0.5`: both operands are the
+// same piece) would be evaluated once per reference, so n such steps cost 2^n. Each piece
+// counts the pieces built over it (a parent counts each reference); one with two or more is
+// "shared": bound in a host context it evaluates its box into task scratch once and every
+// other reference in that task reads it (the context's evaluated_boxes), and within one
+// lowering pass a shared piece is lowered once (a reduction inside runs once), so such a loop
+// costs n. A count can include parents since discarded: such a piece pays one scratch
+// evaluation per task (no fusion with its reader), never a wrong value. The same holds in a
+// device context (device scratch).
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -132,10 +143,25 @@ class erased_piece {
   /// or in a piece inside it must be lowered (a reduction, a block function) before binding.
   virtual bool needs_lowering() const = 0;
   virtual std::string expression_name() const = 0;
+
+  /// A piece built over an expression that reads this one (once per reference).
+  void note_parent() const { parents_.fetch_add(1, std::memory_order_relaxed); }
+  /// Read by two or more references (see the header comment: evaluated once per task box).
+  bool shared() const { return parents_.load(std::memory_order_relaxed) >= 2; }
+  /// A lowered piece takes its source's sharing (lowered parents are not counted: a parent
+  /// lowered at every compute would otherwise count its pieces again each time).
+  void mark_shared() const {
+    parents_.store(std::max(2, parents_.load(std::memory_order_relaxed)), std::memory_order_relaxed);
+  }
+
+ private:
+  mutable std::atomic<int> parents_{0};
 };
 
 template <class X>
 int erased_depth_of(const X& x);
+template <class X>
+void note_parents(const X& x);
 template <class X>
 bool erased_device_capable(const X& x);
 template <class X>
@@ -154,13 +180,17 @@ class erased_expression final : public erased_piece<T> {
 
  public:
   using ptr = typename erased_piece<T>::ptr;
-  explicit erased_expression(E e)
+  /// count_parents: whether the lazies in e count this piece as a parent (not for a piece
+  /// made by lowering another).
+  explicit erased_expression(E e, bool count_parents = true)
       : expr_(std::move(e)),
         depth_(1 + erased_depth_of(expr_)),
         stages_(detail::inner_stages(expr_)),
         tasks_(detail::inner_tasks(expr_)),
         device_(Device && erased_device_capable(expr_)),
-        lower_(detail::must_lower<E>() || erased_needs_lowering(expr_)) {}
+        lower_(detail::must_lower<E>() || erased_needs_lowering(expr_)) {
+    if (count_parents) note_parents(expr_);
+  }
 
   const chunk_grid& grid() const override { return expr_.grid(); }
   int depth() const override { return depth_; }
@@ -183,6 +213,19 @@ class erased_expression final : public erased_piece<T> {
     if constexpr (!bindable<host_context>) {
       return not_lowered<erased_accessor<T>>();
     } else {
+      if (this->shared()) {  // read by several references: evaluated once per task box
+        const void* key = static_cast<const erased_piece<T>*>(this);
+        const T* data = static_cast<const T*>(ctx.evaluated().recall(key, b));
+        if (!data) {
+          data = evaluate_into_scratch(b, ctx);
+          ctx.evaluated().remember(key, b, data);
+        }
+        stored_accessor<T> s;
+        s.p = data;
+        s.origin = b.lo;
+        s.stride = row_major_strides(b);
+        return place(s, ctx);
+      }
       if (depth_ % lazy_checkpoint == 0) {  // evaluated once into scratch: bounded recursion
         stored_accessor<T> s;
         s.p = evaluate_into_scratch(b, ctx);
@@ -241,7 +284,7 @@ class erased_expression final : public erased_piece<T> {
     if constexpr (std::is_same_v<L, E>) {
       return self;
     } else {
-      return std::make_shared<erased_expression<L, T, Device>>(expr_.lower(policy));
+      return std::make_shared<erased_expression<L, T, Device>>(expr_.lower(policy), false);
     }
   }
   T* evaluate_into_scratch(const box& b, host_context& ctx) const {
@@ -280,10 +323,48 @@ struct host_box_store {
 
 namespace detail {
 
+/// The shared pieces one lowering pass has lowered so far (the outermost lower_piece call of a
+/// piece that needs lowering, on this thread: a shared piece inside it is lowered once; see the
+/// header comment).
+struct lowering_pass {
+  std::vector<std::pair<const void*, std::shared_ptr<const void>>> done;
+  static lowering_pass*& current() {
+    thread_local lowering_pass* p = nullptr;
+    return p;
+  }
+};
+
+template <class T, class P>
+typename erased_piece<T>::ptr lower_piece_once(const typename erased_piece<T>::ptr& p, const P& policy);
+
 /// The piece lowered for `policy`: itself when nothing inside needs lowering (the lazies inside
-/// bind their own pieces), else a new piece over the lowered expression.
+/// bind their own pieces), else a new piece over the lowered expression (once per pass for a
+/// shared piece).
 template <class T, class P>
 typename erased_piece<T>::ptr lower_piece(const typename erased_piece<T>::ptr& p, const P& policy) {
+  if (!p->needs_lowering()) return lower_piece_once<T>(p, policy);  // itself (after the device check)
+  lowering_pass*& pass = lowering_pass::current();
+  lowering_pass own;
+  const bool outer = pass == nullptr;
+  if (outer) pass = &own;
+  struct restore {
+    lowering_pass*& ref;
+    bool outer;
+    ~restore() {
+      if (outer) ref = nullptr;
+    }
+  } r{pass, outer};
+  if (!p->shared()) return lower_piece_once<T>(p, policy);
+  for (const auto& [key, lowered] : pass->done)
+    if (key == p.get()) return std::static_pointer_cast<const erased_piece<T>>(lowered);
+  auto q = lower_piece_once<T>(p, policy);
+  q->mark_shared();
+  pass->done.emplace_back(p.get(), q);
+  return q;
+}
+
+template <class T, class P>
+typename erased_piece<T>::ptr lower_piece_once(const typename erased_piece<T>::ptr& p, const P& policy) {
   if constexpr (std::is_same_v<P, cuda>) {
     if (!p->device_capable())
       throw_invalid("ts::lazy: a piece in '", p->expression_name(),
@@ -310,7 +391,15 @@ auto bind_piece(const erased_piece<T>& piece, const box& b, Ctx& ctx) {
     stored_accessor<T> a;
     if (b.count() == 0) return a;
     if constexpr (std::is_same_v<Ctx, cuda_backend::device_context>) {
-      a.p = piece.evaluate_device(b, &ctx);
+      if (piece.shared()) {  // read by several references: evaluated once per task box
+        a.p = static_cast<const T*>(ctx.evaluated().recall(&piece, b));
+        if (!a.p) {
+          a.p = piece.evaluate_device(b, &ctx);
+          ctx.evaluated().remember(&piece, b, a.p);
+        }
+      } else {
+        a.p = piece.evaluate_device(b, &ctx);
+      }
     } else {  // another backend's context: evaluated on the host, gathered into its space
       std::vector<T> h(std::size_t(b.count()));
       host_context hc;
@@ -356,6 +445,7 @@ class lowered_lazy : public expression<lowered_lazy<T>> {
   std::string erased_name() const { return piece_->expression_name(); }
   bool empty_or_device_capable() const { return piece_->device_capable(); }
   bool needs_lowering() const { return piece_->needs_lowering(); }
+  void note_parent() const { piece_->note_parent(); }
 
  private:
   typename detail::erased_piece<T>::ptr piece_;
@@ -408,6 +498,10 @@ class lazy : public expression<lazy<T>> {
   /// Whether the pieces can run on ts::cuda (an empty lazy: nothing to refuse yet).
   bool empty_or_device_capable() const { return !piece_ || piece_->device_capable(); }
   bool needs_lowering() const { return piece_ && piece_->needs_lowering(); }
+  /// (nodes/lazy.hpp: a piece built over this lazy counts as one more reader of its piece)
+  void note_parent() const {
+    if (piece_) piece_->note_parent();
+  }
 
  private:
   const detail::erased_piece<T>& piece() const {
@@ -452,6 +546,16 @@ bool erased_needs_lowering(const X& x) {
     bool any = false;
     for_each_operand(x, [&](const auto& a) { any = any || erased_needs_lowering(a); });
     return any;
+  }
+}
+
+/// Each lazy leaf of x (each reference) notes one more parent on its piece.
+template <class X>
+void note_parents(const X& x) {
+  if constexpr (is_lazy<X>::value) {
+    x.note_parent();
+  } else {
+    for_each_operand(x, [&](const auto& a) { note_parents(a); });
   }
 }
 

@@ -225,7 +225,8 @@ class mapped_block_store {
       std::vector<index_t> w(want.begin(), want.end());
       throw_invalid(lay.name, ": f returned shape ", got, " for block ",
                     std::vector<index_t>(info.chunk_location), " but that block has shape ", w,
-                    lay.trim ? " (the block with its halo)" : "",
+                    lay.trim ? " (the block with its halo)"
+                             : (lay.name == "map_overlap" ? " (without its halo: trim = false)" : ""),
                     "; declare other block shapes with ts::out_chunks");
     }
     auto dst = xt::adapt(out, std::size_t(ob.count()), xt::no_ownership(), xshape(ob));

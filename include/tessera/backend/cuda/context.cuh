@@ -12,6 +12,7 @@
 #include "../../store/chunk_store.hpp"
 #include "../../store/copy.hpp"
 #include "check.cuh"
+#include "../../store/evaluated_boxes.hpp"
 #include "devices.cuh"
 #include "kernels.cuh"
 #include "staging.cuh"
@@ -54,6 +55,8 @@ class device_context {
   void evaluate(const Acc& acc, const box& b, T* dst, const ivec& stride) {
     launch_eval(acc, b, dst, stride, stream_);
   }
+  /// Boxes evaluated into this context's scratch by key (a shared ts::lazy piece: nodes/lazy.hpp).
+  evaluated_boxes& evaluated() { return evaluated_; }
   /// Page-locked host memory valid until the task's stream has been synchronized.
   template <class T>
   T* pinned(index_t n) {
@@ -108,6 +111,7 @@ class device_context {
   cudaStream_t stream_;
   pinned_arena* arena_;
   std::vector<void*> scratch_;
+  evaluated_boxes evaluated_;
 };
 
 }  // namespace tessera::detail::cuda_backend

@@ -7,6 +7,7 @@
 
 #include "../../store/chunk_store.hpp"
 #include "../../store/copy.hpp"
+#include "../../store/evaluated_boxes.hpp"
 #include "kernel.hpp"
 
 namespace tessera {
@@ -55,8 +56,12 @@ class host_context {
     return dst;
   }
 
+  /// Boxes evaluated into this context's scratch by key (a shared ts::lazy piece: nodes/lazy.hpp).
+  detail::evaluated_boxes& evaluated() { return evaluated_; }
+
  private:
   std::vector<std::unique_ptr<std::byte[]>> buffers_;
+  detail::evaluated_boxes evaluated_;
 };
 
 }  // namespace tessera
