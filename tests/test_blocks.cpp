@@ -304,17 +304,24 @@ TEMPLATE_TEST_CASE("map_overlap: a stencil with halos equals the global stencil 
     CHECK(y.chunks() == x.chunks());
     // reference: the stencil of the whole padded array, halo cut (with "none" the array's edge
     // cells keep their value, as the stencil of the unpadded array does)
-    xt::xarray<double> ref;
-    if (std::string(boundary) == "none") {
-      ref = stencil(xd);
-    } else {
-      const xt::xarray<double> p = pad_dense(xd, depth, boundary, 0.5);
+    auto global = [&](const xt::xarray<double>& data) {
+      if (std::string(boundary) == "none") return xt::xarray<double>(stencil(data));
+      const xt::xarray<double> p = pad_dense(data, depth, boundary, 0.5);
       xt::xarray<double> sp = stencil(p);
       xt::xstrided_slice_vector sv;
       for (auto n : shape) sv.push_back(xt::range(depth, depth + n));
-      ref = xt::strided_view(sp, sv);
-    }
+      return xt::xarray<double>(xt::strided_view(sp, sv));
+    };
+    const xt::xarray<double> ref = global(xd);
     CHECK(bitwise_equal_arrays(ts::compute(y, pol), ref));
+    // two arrays of one shape, other chunks (unified): f sees both with the same halo
+    if (std::string(boundary) != "constant") {  // (a padded product is the product padded)
+      const auto wd = testing::random_data<double>(rng, shape);
+      auto w = ts::from_xtensor(wd, random_chunks(rng, shape));
+      auto two = ts::map_overlap([](const auto& a, const auto& b) { return stencil(xt::xarray<double>(a * b)); },
+                                 ts::overlap{{depth}, boundary, 0.5}, x, w);
+      CHECK(bitwise_equal_arrays(ts::compute(two, pol), global(xt::xarray<double>(xd * wd))));
+    }
     // trim = false (Dask's trim=False): f cuts the halo itself, from what block_info says
     auto z = ts::map_overlap(
         [](const ts::block_info& info, const auto& b) {
@@ -334,6 +341,9 @@ TEMPLATE_TEST_CASE("map_overlap: a stencil with halos equals the global stencil 
   auto x = ts::zeros<double>({6}, {3});
   auto bad = ts::map_overlap([](const auto& b) { return xt::xarray<double>(b); }, x, 1, "reflect", 0, false);
   CHECK_THROWS_MATCHING(ts::compute(bad, pol), ts::invalid_argument, Catch::Contains("trim = false"));
+  CHECK_THROWS_MATCHING(ts::map_overlap([](const auto& a, const auto& b) { return xt::xarray<double>(a + b); },
+                                        ts::overlap{{1}}, x, ts::zeros<double>({5}, {5})),
+                        ts::invalid_argument, Catch::Contains("(6,) and (5,)"));
 }
 
 TEMPLATE_TEST_CASE("map_blocks: errors name the bad value; an exception in f reaches the caller",

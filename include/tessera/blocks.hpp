@@ -9,6 +9,7 @@
 //   ts::from_blocks(f, shape, chunks)                 the same, with NumPy-style shape/chunks
 //   ts::blockwise(f, "ik", x, "ij", y, "jk")         index notation: contracted axes whole
 //   ts::map_overlap(f, x, depth, boundary[, value])   f sees each block with a halo of `depth`
+//   ts::map_overlap(f, ts::overlap{...}, x, y, ...)   (several arrays of one shape)
 //                                                     cells ("none", "reflect", "periodic",
 //                                                     "nearest", "constant"); its result's halo
 //                                                     is cut off again (Dask's trim=True; with
@@ -327,31 +328,51 @@ auto map_blocks(F f, const drop_axis& drop, const new_axis& add, const X&... xs)
   return detail::map_blocks_axes(std::move(f), drop.axes, add, xs...);
 }
 
-/// f applied to each block of x extended by `depth[d]` cells on both sides of axis d, taken
-/// from the neighbouring blocks, or beyond the array's edges as `boundary` says: "none" (no
-/// halo there), "reflect" (mirrored, edge cell repeated: NumPy's symmetric), "periodic"
-/// (wrapped), "nearest" (edge cell repeated), "constant" (`value`). f returns the extended
-/// block's shape; the halo is cut from its result (trim = false: f returns the block's own
-/// shape, having cut the halo itself: Dask's trim=False; block_info says how much halo each
-/// side got). Depth may exceed a chunk's length.
-template <class F, expression_type X>
-auto map_overlap(F f, const X& x, const std::vector<index_t>& depth,
-                 std::string_view boundary = "none", double value = 0, bool trim = true) {
-  const int r = x.dimension();
+/// Options of map_overlap over several arrays (Dask's keyword arguments): `depth` one entry
+/// per axis or one for every axis, `boundary` and `value` as below, `trim`.
+struct overlap {
+  std::vector<index_t> depth;
+  std::string boundary = "none";
+  double value = 0;
+  bool trim = true;
+};
+
+/// f applied to each block of xs... (arrays of one shape, split on the common refinement of
+/// their chunks), each extended by `depth[d]` cells on both sides of axis d, taken from the
+/// neighbouring blocks, or beyond the array's edges as `boundary` says: "none" (no halo
+/// there), "reflect" (mirrored, edge cell repeated: NumPy's symmetric), "periodic" (wrapped),
+/// "nearest" (edge cell repeated), "constant" (`value`). f returns the extended block's shape;
+/// the halo is cut from its result (trim = false: f returns the block's own shape, having cut
+/// the halo itself: Dask's trim=False; block_info says how much halo each side got). Depth may
+/// exceed a chunk's length.
+template <class F, expression_type... X>
+  requires(sizeof...(X) > 0)
+auto map_overlap(F f, const overlap& o, const X&... xs) {
+  const auto& first = std::get<0>(std::forward_as_tuple(xs...));
+  const int r = first.dimension();
+  std::vector<index_t> depth = o.depth;
+  if (depth.size() == 1 && r != 1) depth.assign(std::size_t(r), o.depth[0]);
   if (int(depth.size()) != r)
-    throw_invalid("map_overlap: depth ", depth, " has ", depth.size(), " entries but the array has ",
+    throw_invalid("map_overlap: depth ", o.depth, " has ", o.depth.size(), " entries but the array has ",
                   r, " dimensions");
   for (index_t d : depth)
-    if (d < 0) throw_invalid("map_overlap: depth ", depth, " has a negative entry");
-  const pad_mode mode = detail::overlap_mode(boundary);
-  const bool none = boundary == "none";
+    if (d < 0) throw_invalid("map_overlap: depth ", o.depth, " has a negative entry");
+  chunks_t chunks = first.chunks();
+  auto unify = [&](const auto& x) {
+    if (x.shape() != first.shape())
+      throw_invalid("map_overlap: the arrays have shapes ", first.shape(), " and ", x.shape(),
+                    "; they must have one shape (broadcast_to them first)");
+    for (int d = 0; d < r; ++d) chunks[std::size_t(d)] = detail::refine(chunks[std::size_t(d)], x.chunks()[std::size_t(d)]);
+  };
+  (unify(xs), ...);
+  const pad_mode mode = detail::overlap_mode(o.boundary);
+  const bool none = o.boundary == "none";
   std::vector<std::pair<index_t, index_t>> widths;
   for (index_t d : depth) widths.emplace_back(none ? 0 : d, none ? 0 : d);
-  auto padded = pad(x, widths, mode, value);
   auto lay = std::make_shared<detail::block_layout>();
   lay->name = "map_overlap";
-  lay->trim = trim;
-  lay->out = lay->in = x.grid();
+  lay->trim = o.trim;
+  lay->out = lay->in = chunk_grid(first.shape(), chunks);
   detail::block_input_layout in;
   in.halo.n = in.shift.n = r;
   for (int d = 0; d < r; ++d) {
@@ -359,9 +380,25 @@ auto map_overlap(F f, const X& x, const std::vector<index_t>& depth,
     in.shift[d] = none ? 0 : depth[std::size_t(d)];
   }
   in.clip = none;
-  in.shape = padded.shape();
-  lay->inputs.push_back(in);
-  return detail::make_mapped_blocks(std::move(f), std::move(lay), padded);
+  auto padded = [&](const auto& x) {
+    auto p = pad(x, widths, mode, o.value);
+    in.shape = p.shape();
+    lay->inputs.push_back(in);
+    return p;
+  };
+  // (each input's layout pushed in order: the pads are made left to right)
+  auto inputs = std::tuple{padded(xs)...};
+  return std::apply([&](const auto&... p) { return detail::make_mapped_blocks(std::move(f), lay, p...); }, inputs);
+}
+
+/// One array: `ts::map_overlap(f, x, depth, boundary, value, trim)` (depth per axis).
+template <class F, expression_type X>
+auto map_overlap(F f, const X& x, const std::vector<index_t>& depth,
+                 std::string_view boundary = "none", double value = 0, bool trim = true) {
+  if (int(depth.size()) != x.dimension())
+    throw_invalid("map_overlap: depth ", depth, " has ", depth.size(), " entries but the array has ",
+                  x.dimension(), " dimensions");
+  return map_overlap(std::move(f), overlap{depth, std::string(boundary), value, trim}, x);
 }
 
 /// The same depth on every axis.
