@@ -15,6 +15,7 @@
 
 #include <tessera/diagnostics/dot.hpp>
 #include <tessera/diagnostics/format.hpp>
+#include <tessera/diagnostics/visualize.hpp>
 #include <tessera/tessera.hpp>
 #include <tessera/zarr.hpp>
 #include <xtensor/xbuilder.hpp>
@@ -283,6 +284,21 @@ TEST_CASE("to_dot: the graph renders with Graphviz; one cluster per stage", "[de
   CHECK(count(svg, "class=\"cluster\"") == 3);
   CHECK(count(svg, "class=\"node\"") == 8);
   CHECK_THROWS_AS(ts::write_dot(z, "/proc/no/such/dir/graph.dot"), ts::io_error);
+  // visualize (Dask's): rendered by Graphviz into the file's format
+  CHECK(ts::visualize(z, dir / "v.svg") == dir / "v.svg");
+  const std::string vsvg = testing::slurp(dir / "v.svg");
+  CHECK(count(vsvg, "class=\"node\"") == 8);
+  ts::visualize(z, dir / "v.png");
+  CHECK(testing::slurp(dir / "v.png").substr(1, 3) == "PNG");
+  ts::visualize(z, dir / "v.dot");
+  CHECK(testing::slurp(dir / "v.dot") == dot);
+  CHECK_THROWS_MATCHING(ts::visualize(z, dir / "v.jpeg"), ts::invalid_argument, Catch::Contains("'jpeg'"));
+  ::setenv("TESSERA_DOT", "/no/such/dot", 1);
+  CHECK_THROWS_MATCHING(ts::visualize(z, dir / "w.svg"), ts::io_error,
+                        Catch::Contains("/no/such/dot") && Catch::Contains("exit status 127"));
+  ::unsetenv("TESSERA_DOT");
+  CHECK(!std::filesystem::exists(dir / "w.svg"));
+  CHECK(!std::filesystem::exists(dir / "w.svg.tessera-dot"));  // the temporary DOT file is removed
   // A reduction at the root: its fold stage, then the stage reading its stored result.
   auto m = ts::mean(ts::view(x + 1, ts::range(_, _, 2), ts::range(_, _, 2)));
   const std::string md = ts::to_dot(m);
