@@ -712,6 +712,19 @@ TEMPLATE_TEST_CASE("einsum: explicit and implicit subscripts against direct sums
     for (std::size_t i = 0; i < std::size_t(m); ++i)
       for (std::size_t j = 0; j < std::size_t(n); ++j) s += ad(i, j) * ad(i, j);
     CHECK(ts::einsum("ij,ij->", a, a).item(pol) == s);
+    // an output letter innermost (no contraction): an outer product, transposed
+    xt::xarray<double> outer = xt::zeros<double>({std::size_t(l), std::size_t(m)});
+    for (std::size_t k = 0; k < std::size_t(l); ++k)
+      for (std::size_t i = 0; i < std::size_t(m); ++i) outer(k, i) += bd(0, k) * ad(i, 0);  // 0 + p: no -0
+    auto b0 = ts::view(b, 0, ts::all());
+    auto a0 = ts::view(a, ts::all(), 0);
+    CHECK(bitwise_equal_arrays(ts::compute(ts::einsum("k,i->ki", b0, a0), pol), outer));
+    // batched (t's first axis with a's), three operands, two contracted letters
+    xt::xarray<double> bt = xt::zeros<double>({std::size_t(m), std::size_t(l)});
+    for (std::size_t i = 0; i < std::size_t(m); ++i)
+      for (std::size_t k = 0; k < std::size_t(l); ++k)
+        for (std::size_t j = 0; j < std::size_t(n); ++j) bt(i, k) += td(i, j, k) * ad(i, j) * bd(j, k);
+    CHECK(bitwise_equal_arrays(ts::compute(ts::einsum("ijk,ij,jk->ik", t, a, b), pol), bt));
   }
   auto x = ts::ones<double>({3, 3}, {2, 2});
   CHECK_THROWS_MATCHING(ts::einsum("...i->i", x), ts::invalid_argument, Catch::Contains("ellipsis"));
