@@ -248,6 +248,16 @@ TEMPLATE_TEST_CASE("on_chunk_done sees every task of every stage once, in order"
     const auto want = ts::compute(e, plain);
     CHECK(std::equal(sink.data.begin(), sink.data.end(), want.data()));
   }
+  SECTION("ts::store of several sources into their targets (Dask's store(sources, targets))") {
+    auto e = x + ts::mean(x, {0});
+    auto f = x * 2.0;
+    block_sink<double> se(ts::chunk_grid::make({90, 70}, {45, 35}, 8));
+    block_sink<double> sf(ts::chunk_grid::make({90, 70}, {30, 70}, 8));
+    ts::store(std::tie(e, f), std::tie(se, sf), plain);
+    const auto we = ts::compute(e, plain), wf = ts::compute(f, plain);
+    CHECK(std::equal(se.data.begin(), se.data.end(), we.data()));
+    CHECK(std::equal(sf.data.begin(), sf.data.end(), wf.data()));
+  }
   SECTION("to_npy") {
     temp_dir dir("tessera_progress");
     auto e = ts::sum(x, {0}) / 90.0;

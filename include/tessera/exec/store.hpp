@@ -12,10 +12,14 @@
 //                                           where never written), for blocks x covers partly
 //
 // One task per write block that the target region touches: memory in flight is one block per
-// running task, whatever the size of x.
+// running task, whatever the size of x. Several sources at once (Dask's store(sources,
+// targets)): ts::store(std::tie(x, y), std::tie(tx, ty), pol) writes each source into its
+// target, one after another.
 #pragma once
 #include <concepts>
 #include <memory>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "../core/expression.hpp"
@@ -100,6 +104,18 @@ void store(const X& x, S& target, const P& policy = P{}, std::vector<index_t> re
     env.then([&target, wb, buf] { target.write_block(wb, buf.get()); });
   });
   observe.finish();
+}
+
+/// Dask's da.store(sources, targets): source i written into target i (tuples of equal length,
+/// e.g. std::tie(x, y) and std::tie(tx, ty)), one after another with `policy`. A subexpression
+/// two sources share is computed for each (persist it first to compute it once). A failure
+/// stops at the source it happens in: the sources before it are written.
+template <class... X, class... S, execution_policy P = host>
+  requires(sizeof...(X) == sizeof...(S) && (expression_type<X> && ...))
+void store(const std::tuple<X...>& sources, const std::tuple<S...>& targets, const P& policy = P{}) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (store(std::get<I>(sources), std::get<I>(targets), policy), ...);
+  }(std::index_sequence_for<X...>{});
 }
 
 }  // namespace tessera
