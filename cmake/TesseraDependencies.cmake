@@ -47,3 +47,9 @@ if(NOT TARGET tessera::io_libraries)
                     "libzstd-dev zlib1g-dev libisal-dev)")
   endif()
 endif()
+
+# MPI (tessera::mpi: the ts::mpi policy; Debian: libopenmpi-dev openmpi-bin). Optional: host-only
+# users never need it.
+if(NOT TARGET MPI::MPI_CXX)
+  find_package(MPI COMPONENTS CXX QUIET)
+endif()

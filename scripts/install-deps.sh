@@ -13,7 +13,7 @@ set -euo pipefail
 pkgs=(cmake g++ make xtensor-dev xtl-dev libxsimd-dev catch2 libtbb-dev libopenblas-dev
       liblapacke-dev libcli11-dev libfmt-dev libbenchmark-dev nlohmann-json3-dev libblosc-dev
       libzstd-dev zlib1g-dev libisal-dev python3 python3-numpy python3-zarr python3-dask
-      python3-venv graphviz librsvg2-bin)
+      python3-venv graphviz librsvg2-bin libopenmpi-dev openmpi-bin)
 peers=0
 if [[ "${1:-}" == "--peers" ]]; then
   peers=1

@@ -20,12 +20,21 @@
 
 namespace testing {
 /// A policy of type P with `n` workers where P has such a knob (host threads, CUDA streams per
-/// device); P{} otherwise.
+/// device; ts::mpi: its local policy's); P{} otherwise.
 template <class P>
 P make_policy(int n) {
   P p{};
-  if constexpr (requires { p.threads = n; }) p.threads = n;
+  if constexpr (requires { p.local; }) p.local = make_policy<decltype(p.local)>(n);  // ts::mpi
+  else if constexpr (requires { p.threads = n; }) p.threads = n;
   else if constexpr (requires { p.streams_per_device = n; }) p.streams_per_device = n;
   return p;
+}
+
+/// How many processes share a policy's tasks (ts::mpi: its ranks; 1 otherwise). A check of what
+/// one process bound or evaluated holds for the whole computation only when this is 1.
+template <class P>
+int processes(const P& p) {
+  if constexpr (requires { p.size(); }) return p.size();
+  else return 1;
 }
 }  // namespace testing

@@ -41,6 +41,9 @@
 // traces: env.lane() (the stream slot or worker that runs the task; host threads otherwise) and
 // the policy members progress / trace / on_chunk_done (ts::progress_bar works on any policy).
 //
+// A backend over several processes (ts::mpi: backend/mpi/backend.hpp) gives its task
+// environments keep_outputs_on_owner() and runs_here(): see detail::keep_outputs_on_owner below.
+//
 // Dense linear algebra adds linalg::dense<P> (linalg/dense_host.hpp, linalg/dense_cuda.cuh).
 #pragma once
 
@@ -55,5 +58,20 @@ struct backend {
 /// A policy type with a backend: the drivers accept it.
 template <class P>
 concept execution_policy = backend<P>::defined;
+
+namespace detail {
+/// In a chunk task's body: declares that only the rank running the task needs its outputs
+/// (ts::store writing a block of a file), and says whether the task runs in this process.
+/// Always true on backends without ranks (env has no keep_outputs_on_owner).
+template <class Env>
+bool keep_outputs_on_owner(Env& env) {
+  if constexpr (requires { env.keep_outputs_on_owner(); env.runs_here(); }) {
+    env.keep_outputs_on_owner();
+    return env.runs_here();
+  } else {
+    return true;
+  }
+}
+}  // namespace detail
 
 }  // namespace tessera

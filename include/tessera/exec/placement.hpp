@@ -3,10 +3,12 @@
 // A backend with several memory spaces (devices, ranks) runs a task where most of its input is.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "../store/chunk_store.hpp"
+#include "../store/remote.hpp"
 
 namespace tessera::detail {
 
@@ -18,8 +20,14 @@ class placement_probe {
   const typename S::value_type* gather(const S& s, const box& b) {
     const chunk_grid& g = s.grid();
     g.for_each_block_in(b, [&](index_t f) {
-      add(s.block_space(f), intersect(g.block_box(f), b).count() *
-                                std::int64_t(sizeof(typename S::value_type)));
+      const box piece = intersect(g.block_box(f), b);
+      const std::int64_t n = piece.count() * std::int64_t(sizeof(typename S::value_type));
+      add(s.block_space(f), n);
+      if constexpr (std::is_base_of_v<remote_blocks, S>) {  // chunks owned by ranks
+        const int o = s.owner(f);
+        if (o >= 0 && n > 0) add_rank(o, n);
+        if (!s.here(f) && n > 0) remote_.push_back({&s, f, piece, o});
+      }
     });
     return nullptr;
   }
@@ -38,8 +46,20 @@ class placement_probe {
     return 0;
   }
   const std::vector<std::pair<memory_space, std::int64_t>>& bytes() const { return bytes_; }
+  /// Bytes of bound input per owner rank (stores with remote_blocks only), and the pieces of
+  /// blocks that are not in this process.
+  const std::vector<std::pair<int, std::int64_t>>& rank_bytes() const { return rank_bytes_; }
+  const std::vector<remote_piece>& remote() const { return remote_; }
 
  private:
+  void add_rank(int r, std::int64_t n) {
+    for (auto& [s, k] : rank_bytes_)
+      if (s == r) {
+        k += n;
+        return;
+      }
+    rank_bytes_.emplace_back(r, n);
+  }
   void add(memory_space m, std::int64_t n) {
     for (auto& [s, k] : bytes_)
       if (s == m) {
@@ -49,6 +69,8 @@ class placement_probe {
     bytes_.emplace_back(m, n);
   }
   std::vector<std::pair<memory_space, std::int64_t>> bytes_;
+  std::vector<std::pair<int, std::int64_t>> rank_bytes_;
+  std::vector<remote_piece> remote_;
 };
 
 /// The chunk tasks of one driver: task t evaluates (or folds) box_of(t) of the lowered

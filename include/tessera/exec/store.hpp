@@ -91,6 +91,7 @@ void store(const X& x, S& target, const P& policy = P{}, std::vector<index_t> re
     return g.block_box(blocks[std::size_t(t)]).count() * index_t(sizeof(T));
   };
   detail::run_tasks(policy, tasks, "store", out_bytes, [&](auto& env, index_t t) {
+    if (!detail::keep_outputs_on_owner(env)) return;  // ts::mpi: the block's owner writes it
     const index_t wb = blocks[std::size_t(t)];
     const box blk = g.block_box(wb);
     const box bx = x_box(t);

@@ -1,0 +1,185 @@
+// What only ts::mpi shows, run by ctest under mpirun -n 1, 2 and 3: results bitwise identical to
+// one process (ts::host) on random shapes and chunkings, persisted chunks that stay on their
+// owners with only the needed boxes fetched, random arrays with no communication, compute to
+// a root, and a failing chunk task that reaches every rank as ts::rank_failure.
+#include <tessera/mpi.hpp>
+
+#include <catch2/catch.hpp>
+
+#include "support/cases.hpp"
+#include "support/stores.hpp"
+
+namespace ts = tessera;
+using namespace ts::placeholders;
+using testing::bitwise_equal_arrays;
+using testing::test_seed;
+
+namespace {
+
+const ts::mpi<ts::host> world{.local = ts::host{1}};
+
+/// The same value on every rank?
+bool same_on_all_ranks(std::int64_t v) {
+  std::int64_t lo = v, hi = v;
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
+}
+std::int64_t sum_over_ranks(std::int64_t v) {
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return v;
+}
+
+/// x under ts::mpi (1 and 3 threads per rank) against `host_x` (x, or the same expression
+/// without distributed arrays) on one process.
+template <class X, class H>
+void check_same_bits(const X& x, const H& host_x, const std::string& what) {
+  INFO(what << " on " << world.size() << " ranks");
+  auto one = ts::compute(host_x, ts::host{1});
+  auto many = ts::compute(x, world);
+  CHECK(bitwise_equal_arrays(many, one));
+  auto threads = ts::compute(x, ts::mpi<ts::host>{.local = ts::host{3}});
+  CHECK(bitwise_equal_arrays(threads, one));
+}
+template <class X>
+void check_same_bits(const X& x, const std::string& what) {
+  check_same_bits(x, x, what);
+}
+
+}  // namespace
+
+TEST_CASE("ts::mpi results are bitwise identical to one process", "[mpi][determinism]") {
+  const auto seed = test_seed(2026);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < testing::test_iterations(12); ++it) {
+    ts::shape_t shape = testing::random_shape(rng, 1, 3, 40);
+    for (auto& s : shape) s = std::max<ts::index_t>(s, 1);  // (argmax has no identity)
+    const ts::chunks_t ca = testing::random_chunks(rng, shape), cb = testing::random_chunks(rng, shape);
+    INFO("iteration " << it << " shape " << testing::describe(shape) << " chunks " << testing::describe(ca)
+                      << " and " << testing::describe(cb));
+    auto a = ts::from_xtensor(testing::random_data<double>(rng, shape), ca);
+    auto g = ts::random::default_rng(seed + std::uint64_t(it)).standard_normal<double>(shape, cb);
+    auto e = ts::sin(a) * 2.0 + g;  // two chunkings: the task boxes are a's
+    const int r = int(shape.size());
+    check_same_bits(e, "elementwise");
+    check_same_bits(ts::view(e, ts::range(_, _, 2)), "strided view");
+    check_same_bits(ts::sum(e), "sum");
+    check_same_bits(ts::mean(e, {r - 1}), "mean over the last axis");
+    check_same_bits(ts::variance(e, {0}, {.ddof = 0, .split_every = 2}), "variance, split_every 2");
+    check_same_bits(ts::argmax(e), "argmax");
+    check_same_bits(ts::cumsum(e, 0), "cumsum");
+    check_same_bits(ts::amax(ts::abs(e - ts::mean(e))), "two stages");
+    auto p = ts::persist(e, world);  // chunks stay on their owners
+    check_same_bits(ts::rechunk(p * 3.0, cb), ts::rechunk(e * 3.0, cb), "persisted, read with other chunks");
+    check_same_bits(ts::sum(ts::rechunk(p, cb), {0}), ts::sum(ts::rechunk(e, cb), {0}),
+                    "persisted, reduced with other chunks");
+    bool all_here = true;
+    for (ts::index_t b = 0; b < p.grid().block_count(); ++b) all_here = all_here && p.here(b);
+    if (!all_here)  // another policy cannot read chunks of other ranks: a clear error
+      CHECK_THROWS_WITH(ts::compute(p, ts::host{}), Catch::Contains("under its ts::mpi policy"));
+  }
+}
+
+TEST_CASE("persisted chunks stay on their owners; other ranks fetch only the boxes they read",
+          "[mpi][persist]") {
+  const int n = world.size(), me = world.rank();
+  // 1-d, 120 elements in chunks of 10: blocks are owned in contiguous runs.
+  auto src = ts::arange<double>(0, 120, 1, {10});
+  auto p = ts::persist(src * 2.0, world);
+  STATIC_REQUIRE(std::is_same_v<decltype(p), ts::distributed_array<double, ts::host>>);
+  std::int64_t held = 0;
+  for (ts::index_t b = 0; b < 12; ++b) {
+    CHECK(same_on_all_ranks(p.owner(b)));
+    CHECK((p.owner(b) >= 0 && p.owner(b) < n));
+    CHECK(p.here(b) == (p.owner(b) == me));
+    CHECK(sum_over_ranks(p.here(b) ? 1 : 0) == 1);  // exactly one rank holds each chunk
+    held += p.here(b);
+  }
+  CHECK(sum_over_ranks(held) == 12);
+
+  // Read in chunks of 25: a task needs pieces of up to 4 blocks and runs on the rank holding
+  // most of them; it receives exactly the pieces of the other blocks.
+  std::int64_t expect = 0;  // bytes this rank should receive
+  for (ts::index_t t = 0; t < 5; ++t) {
+    const ts::index_t lo = t * 25, hi = std::min<ts::index_t>(120, lo + 25);
+    std::vector<std::int64_t> by_rank(std::size_t(n), 0);
+    for (ts::index_t b = lo / 10; b * 10 < hi; ++b)
+      by_rank[std::size_t(p.owner(b))] += (std::min(hi, (b + 1) * 10) - std::max(lo, b * 10)) * 8;
+    int best = 0;  // ownership.hpp: most input bytes, the lower rank on ties
+    for (int r = 1; r < n; ++r)
+      if (by_rank[std::size_t(r)] > by_rank[std::size_t(best)]) best = r;
+    if (best == me)
+      for (int r = 0; r < n; ++r)
+        if (r != me) expect += by_rank[std::size_t(r)];
+  }
+  ts::mpi_traffic().reset();
+  auto got = ts::compute(ts::rechunk(p, {25}), world);
+  CHECK(ts::mpi_traffic().piece_bytes_received == expect);
+  CHECK(ts::mpi_traffic().piece_bytes_received < 120 * 8);
+  xt::xarray<double> want = xt::arange<double>(0, 120) * 2.0;
+  CHECK(bitwise_equal_arrays(got, want));
+
+  // A small box inside one chunk of another rank: only that box moves.
+  ts::mpi_traffic().reset();
+  const double v = ts::item(ts::sum(ts::view(p, ts::range(3, 6))), world);
+  CHECK(v == 2.0 * (3 + 4 + 5));
+  CHECK(sum_over_ranks(ts::mpi_traffic().piece_bytes_received) == 0);  // the owner runs it
+}
+
+TEST_CASE("random arrays need no communication", "[mpi][random]") {
+  auto x = ts::random::default_rng(3).normal<double>(10, 1, {400, 300}, {100, 60});
+  ts::mpi_traffic().reset();
+  const double m = ts::item(ts::mean(ts::view(x + 1.0, ts::range(_, _, 2), ts::range(_, _, 2))), world);
+  CHECK(m == ts::item(ts::mean(ts::view(x + 1.0, ts::range(_, _, 2), ts::range(_, _, 2))), ts::host{}));
+  CHECK(ts::mpi_traffic().piece_bytes_received == 0);
+  // What arrives: the other ranks' partials (20 tasks, one small state each), nothing else.
+  CHECK(ts::mpi_traffic().bytes_received <= 20 * 64);
+}
+
+TEST_CASE("compute to a root: only the root holds the result", "[mpi][root]") {
+  auto x = ts::random::default_rng(5).uniform<float>(0, 1, {50, 70}, {20, 30});
+  const auto want = ts::compute(x, ts::host{});
+  for (int root = 0; root < world.size(); ++root) {
+    auto pol = world;
+    pol.root = root;
+    ts::mpi_traffic().reset();
+    auto got = ts::compute(x, pol);
+    if (world.rank() == root) {
+      CHECK(bitwise_equal_arrays(got, want));
+    } else {
+      CHECK(got.size() == 0);
+      CHECK(ts::mpi_traffic().bytes_received == 0);
+    }
+    CHECK(ts::item(ts::sum(x), pol) == ts::item(ts::sum(x), ts::host{}));  // item: every rank
+  }
+  auto bad = world;
+  bad.root = world.size();
+  CHECK_THROWS_WITH(ts::compute(x, bad), Catch::Contains("root must be -1") &&
+                                            Catch::Contains(std::to_string(world.size())));
+}
+
+TEST_CASE("a failing chunk task reaches every rank as ts::rank_failure", "[mpi][faults]") {
+  const int n = world.size();
+  // 8 blocks of 10: the last block's task runs on the last rank (contiguous ownership).
+  auto g = ts::chunk_grid::make({80}, ts::chunks_arg{10}, sizeof(double));
+  auto bad = ts::from_store(std::make_shared<testing::failing_store>(testing::failing_store{g, 7, 1.5}));
+  for (int round = 0; round < 2; ++round) {  // a failure leaves nothing behind: twice
+    int caught_rank = -1;
+    std::string what;
+    try {
+      (void)ts::item(ts::sum(bad * 2.0), world);
+    } catch (const ts::rank_failure& e) {
+      caught_rank = e.rank();
+      what = e.what();
+      CHECK((e.cause() != nullptr) == (world.rank() == e.rank()));
+    }
+    INFO(what);
+    CHECK(caught_rank == n - 1);
+    CHECK_THAT(what, Catch::Contains("rank " + std::to_string(n - 1) + " of " + std::to_string(n)) &&
+                         Catch::Contains("injected failure in block 7"));
+    CHECK(same_on_all_ranks(caught_rank));
+    // The next call on every rank works.
+    CHECK(ts::item(ts::sum(ts::view(bad, ts::range(0, 70))), world) == 1.5 * 70);
+  }
+}

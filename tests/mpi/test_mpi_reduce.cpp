@@ -1,0 +1,5 @@
+// The shared test bodies of tests/test_reduce.cpp on ts::mpi (host ranks), run by ctest under
+// mpirun -n 1, 2 and 3 (tests/CMakeLists.txt): every rank runs every case.
+#include <tessera/mpi.hpp>
+#define TESSERA_TEST_BACKENDS tessera::mpi<tessera::host>
+#include "../test_reduce.cpp"
