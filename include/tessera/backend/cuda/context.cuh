@@ -81,6 +81,8 @@ class device_context {
       const box blk = g.block_box(f);
       if (p && m.is_host()) {
         detail::copy_box_overlap(p, blk, h, b);
+      } else if constexpr (requires { s.read_overlap(f, b, h); }) {
+        s.read_overlap(f, b, h);  // a store that reads the overlap itself (store/remote.hpp)
       } else {
         T* tmp = pinned<T>(blk.count());
         s.read_block(f, tmp);
