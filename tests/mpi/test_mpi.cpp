@@ -1,7 +1,10 @@
 // What only ts::mpi shows, run by ctest under mpirun -n 1, 2 and 3: results bitwise identical to
 // one process (ts::host) on random shapes and chunkings, persisted chunks that stay on their
 // owners with only the needed boxes fetched, random arrays with no communication, compute to
-// a root, and a failing chunk task that reaches every rank as ts::rank_failure.
+// a root, a failing chunk task that reaches every rank as ts::rank_failure, and QR / SVD by
+// TSQR across ranks (bitwise identical to one process, Q and U distributed by rows).
+#include <tessera/linalg.hpp>
+#include <tessera/linalg/tsqr_mpi.hpp>
 #include <tessera/mpi.hpp>
 
 #include <catch2/catch.hpp>
@@ -182,4 +185,57 @@ TEST_CASE("a failing chunk task reaches every rank as ts::rank_failure", "[mpi][
     // The next call on every rank works.
     CHECK(ts::item(ts::sum(ts::view(bad, ts::range(0, 70))), world) == 1.5 * 70);
   }
+}
+
+TEST_CASE("qr and svd across ranks: bitwise identical to one process, Q and U stay on their ranks",
+          "[mpi][linalg]") {
+  const auto seed = test_seed(77);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> nd;
+  struct shape_case {
+    ts::index_t m, n;
+    std::vector<ts::index_t> rows;
+    ts::linalg::tsqr_options opt;
+    const char* what;
+  };
+  const std::vector<shape_case> cases = {
+      {300, 7, {60, 80, 50, 70, 40}, {.leaf_rows = 16}, "tree path, several leaves per block"},
+      {300, 7, {60, 80, 50, 70, 40}, {}, "tree path, one leaf per block"},
+      {300, 7, {60, 80, 50, 70, 40}, {.tree = false}, "stacked path"},
+      {120, 9, {30, 5, 40, 3, 42}, {}, "blocks shorter than n (stacked)"},
+      {200, 6, {200}, {}, "one row block"},
+      {403, 12, {101, 101, 101, 100}, {.fanin = 2}, "stacked, fan-in 2 (a tree of stacks)"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what << ": " << c.m << " x " << c.n << " on " << world.size() << " ranks");
+    xt::xarray<double> dense = xt::xarray<double>::from_shape({std::size_t(c.m), std::size_t(c.n)});
+    for (auto& v : dense) v = nd(rng);
+    auto a = ts::from_xtensor(dense, ts::chunks_t{c.rows, {c.n}});
+    auto [q1, r1] = ts::linalg::qr(a, ts::host{1}, c.opt);
+    auto [q, r] = ts::linalg::qr(a, world, c.opt);
+    STATIC_REQUIRE(std::is_same_v<decltype(q), ts::distributed_array<double, ts::host>>);
+    CHECK(bitwise_equal_arrays(ts::compute(q, world), ts::compute(q1, ts::host{})));
+    CHECK(bitwise_equal_arrays(ts::compute(r, ts::host{}), ts::compute(r1, ts::host{})));
+    for (ts::index_t b = 0; b < q.grid().block_count(); ++b) CHECK(sum_over_ranks(q.here(b) ? 1 : 0) == 1);
+    auto [u1, s1, vt1] = ts::linalg::svd(a, ts::host{1}, c.opt);
+    auto [u, s, vt] = ts::linalg::svd(a, world, c.opt);
+    CHECK(bitwise_equal_arrays(ts::compute(u, world), ts::compute(u1, ts::host{})));
+    CHECK(bitwise_equal_arrays(ts::compute(s, ts::host{}), ts::compute(s1, ts::host{})));
+    CHECK(bitwise_equal_arrays(ts::compute(vt, ts::host{}), ts::compute(vt1, ts::host{})));
+    // The factors are usable in further expressions on the ranks: Q' Q = I.
+    auto qtq = ts::compute(ts::matmul(ts::transpose(q), q), world);
+    CHECK(xt::allclose(qtq, xt::eye<double>(std::size_t(c.n)), 1e-12, 1e-12));
+  }
+  // A distributed input (persisted on the ranks, other row chunks): its rows move only where a
+  // row block spans chunks of two ranks.
+  xt::xarray<double> dense = xt::xarray<double>::from_shape({240, 5});
+  for (auto& v : dense) v = nd(rng);
+  auto a = ts::from_xtensor(dense, ts::chunks_t{{40, 40, 40, 40, 40, 40}, {5}});
+  auto p = ts::persist(a * 2.0, world);
+  auto [qp, rp] = ts::linalg::qr(ts::rechunk(p, ts::chunks_t{{60, 60, 60, 60}, {5}}), world);
+  auto [qh, rh] = ts::linalg::qr(ts::rechunk(a * 2.0, ts::chunks_t{{60, 60, 60, 60}, {5}}), ts::host{1});
+  CHECK(bitwise_equal_arrays(ts::compute(qp, world), ts::compute(qh, ts::host{})));
+  CHECK(bitwise_equal_arrays(ts::compute(rp, ts::host{}), ts::compute(rh, ts::host{})));
+  CHECK_THROWS_WITH(ts::linalg::svd(ts::transpose(a), world), Catch::Contains("tall matrix"));
 }

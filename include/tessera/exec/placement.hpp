@@ -23,6 +23,8 @@ class placement_probe {
       const box piece = intersect(g.block_box(f), b);
       const std::int64_t n = piece.count() * std::int64_t(sizeof(typename S::value_type));
       add(s.block_space(f), n);
+      if constexpr (requires { s.probe_inputs(f, *this); })  // a block computed from inputs
+        if (piece.count() > 0) s.probe_inputs(f, *this);
       if constexpr (std::is_base_of_v<remote_blocks, S>) {  // chunks owned by ranks
         const int o = s.owner(f);
         if (o >= 0 && n > 0) add_rank(o, n);

@@ -75,6 +75,28 @@ class product_store {
   memory_space block_space(index_t) const { return memory_space::on_host(); }
   const T* block_pointer(index_t) const { return nullptr; }  // computed when read
 
+  /// Binds the operand boxes block blk reads with the placement probe, so a backend sees (and
+  /// fetches) the stored input behind a product block (ts::mpi: distributed operands).
+  template <class Probe>
+  void probe_inputs(index_t blk, Probe& probe) const {
+    const box ob = layout_->out.block_box(blk);
+    if (ob.count() == 0) return;
+    const int r = ob.rank();
+    index_t k0 = 0;
+    for (index_t kk : layout_->contraction) {
+      if (kk > 0) {
+        box ab = ob, bb = ob;
+        ab.lo[r - 1] = k0;
+        ab.hi[r - 1] = k0 + kk;
+        bb.lo[r - 2] = k0;
+        bb.hi[r - 2] = k0 + kk;
+        (void)a_.bind(ab, probe);
+        (void)b_.bind(bb, probe);
+      }
+      k0 += kk;
+    }
+  }
+
   void read_block(index_t blk, T* out) const {
     const box ob = layout_->out.block_box(blk);
     std::fill(out, out + ob.count(), T(0));

@@ -309,6 +309,23 @@ struct backend<mpi<L>> {
     return array_type<T>(local_backend::template make_array<T>(pol.local, g));
   }
 
+  /// The rank that runs each task (the same on every rank; no message). probes, when given,
+  /// receives each task's placement probe (none on one rank).
+  template <class Tasks>
+  static std::vector<int> owners(const mpi<L>& pol, const Tasks& tasks,
+                                 std::vector<detail::placement_probe>* probes = nullptr) {
+    const index_t count = tasks.count();
+    std::vector<detail::placement_probe> own;
+    auto& p = probes ? *probes : own;
+    p.clear();
+    if (pol.size() == 1) return std::vector<int>(static_cast<std::size_t>(count), 0);
+    p.reserve(static_cast<std::size_t>(count));
+    for (index_t t = 0; t < count; ++t) p.push_back(tasks.where(t));
+    return detail::mpi_runtime::assign_owners(
+        count, pol.size(), [&](index_t t) { return tasks.work(t); },
+        [&](index_t t) -> const auto& { return p[std::size_t(t)].rank_bytes(); });
+  }
+
   template <class Tasks, class Body>
   static void run_tasks(const mpi<L>& pol, const Tasks& tasks, Body&& body) {
     run_tasks_to(pol, -1, tasks, body);
@@ -343,11 +360,7 @@ struct backend<mpi<L>> {
     std::vector<detail::remote_piece> wanted;
     try {
       std::vector<detail::placement_probe> probes;
-      probes.reserve(static_cast<std::size_t>(count));
-      for (index_t t = 0; t < count; ++t) probes.push_back(tasks.where(t));
-      owner = rt::assign_owners(
-          count, n, [&](index_t t) { return tasks.work(t); },
-          [&](index_t t) -> const auto& { return probes[std::size_t(t)].rank_bytes(); });
+      owner = owners(pol, tasks, &probes);
       std::set<std::tuple<std::uint64_t, index_t, std::vector<index_t>>> seen;
       for (index_t t = 0; t < count; ++t) {
         if (owner[std::size_t(t)] != me) continue;
