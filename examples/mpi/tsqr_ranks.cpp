@@ -8,9 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include <tessera/linalg.hpp>
-#include <tessera/linalg/tsqr_mpi.hpp>
-#include <tessera/mpi.hpp>
+#include <tessera/linalg_mpi.hpp>
 
 namespace ts = tessera;
 

@@ -3,9 +3,7 @@
 // owners with only the needed boxes fetched, random arrays with no communication, compute to
 // a root, a failing chunk task that reaches every rank as ts::rank_failure, and QR / SVD by
 // TSQR across ranks (bitwise identical to one process, Q and U distributed by rows).
-#include <tessera/linalg.hpp>
-#include <tessera/linalg/tsqr_mpi.hpp>
-#include <tessera/mpi.hpp>
+#include <tessera/linalg_mpi.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -223,6 +221,16 @@ TEST_CASE("qr and svd across ranks: bitwise identical to one process, Q and U st
     CHECK(bitwise_equal_arrays(ts::compute(u, world), ts::compute(u1, ts::host{})));
     CHECK(bitwise_equal_arrays(ts::compute(s, ts::host{}), ts::compute(s1, ts::host{})));
     CHECK(bitwise_equal_arrays(ts::compute(vt, ts::host{}), ts::compute(vt1, ts::host{})));
+    const ts::index_t k = std::min<ts::index_t>(3, c.n);
+    for (ts::index_t iters : {0, 1}) {
+      const ts::linalg::svd_compressed_options so{.n_power_iter = iters, .seed = 5, .oversampling = 2, .tsqr = c.opt};
+      auto [uc1, sc1, vtc1] = ts::linalg::svd_compressed(a, k, ts::host{1}, so);
+      auto [uc, sc, vtc] = ts::linalg::svd_compressed(a, k, world, so);
+      INFO("svd_compressed, " << iters << " power iterations");
+      CHECK(bitwise_equal_arrays(ts::compute(uc, world), ts::compute(uc1, ts::host{})));
+      CHECK(bitwise_equal_arrays(ts::compute(sc, ts::host{}), ts::compute(sc1, ts::host{})));
+      CHECK(bitwise_equal_arrays(ts::compute(vtc, ts::host{}), ts::compute(vtc1, ts::host{})));
+    }
     // The factors are usable in further expressions on the ranks: Q' Q = I.
     auto qtq = ts::compute(ts::matmul(ts::transpose(q), q), world);
     CHECK(xt::allclose(qtq, xt::eye<double>(std::size_t(c.n)), 1e-12, 1e-12));
@@ -238,4 +246,5 @@ TEST_CASE("qr and svd across ranks: bitwise identical to one process, Q and U st
   CHECK(bitwise_equal_arrays(ts::compute(qp, world), ts::compute(qh, ts::host{})));
   CHECK(bitwise_equal_arrays(ts::compute(rp, ts::host{}), ts::compute(rh, ts::host{})));
   CHECK_THROWS_WITH(ts::linalg::svd(ts::transpose(a), world), Catch::Contains("tall matrix"));
+  CHECK_THROWS_WITH(ts::linalg::svd_compressed(ts::transpose(a), 2, world), Catch::Contains("tall matrix"));
 }

@@ -85,10 +85,11 @@ void move_items(const row_owners& own, const Edges& edges, Count&& count, Item&&
 }
 
 /// Row blocks of the matrix expression a (rows `rows`, all columns), each evaluated on its owner
-/// rank into f.q[b] (column-major); other ranks' blocks stay empty.
+/// rank into out[b] (column-major, or row-major with row_major = true); other ranks' blocks
+/// stay empty.
 template <class T, class X, class L>
 row_owners load_row_blocks(const X& a, const mpi<L>& pol, const std::vector<index_t>& rows,
-                           tsqr_factors<T>& f) {
+                           std::vector<std::vector<T>>& out, bool row_major = false) {
   using B = backend<mpi<L>>;
   const index_t n = a.shape()[1];
   auto low = rechunk(a, chunks_t{rows, {n}}).lower(pol);
@@ -98,32 +99,37 @@ row_owners load_row_blocks(const X& a, const mpi<L>& pol, const std::vector<inde
   own.comm = pol.comm;
   own.me = pol.rank();
   own.block = B::owners(pol, tasks);
-  f.q.assign(rows.size(), {});
+  out.assign(rows.size(), {});
   for (std::size_t b = 0; b < rows.size(); ++b)
-    if (own.block[b] == own.me) f.q[b].resize(std::size_t(rows[b] * n));
+    if (own.block[b] == own.me) out[b].resize(std::size_t(rows[b] * n));
   auto out_bytes = [&](index_t b) { return rows[std::size_t(b)] * n * index_t(sizeof(T)); };
   tessera::detail::run_tasks(pol, tasks, "tsqr row block", out_bytes, [&](auto& env, index_t b) {
     if (!tessera::detail::keep_outputs_on_owner(env)) return;  // other ranks: nothing
     const box bx = g.block_box(b);
-    std::vector<T> rm(std::size_t(bx.count()));
     auto acc = low.bind(bx, env.context());
-    B::eval_to_host(env, acc, bx, rm.data(), row_major_strides(bx));
-    row_to_col_major(rm.data(), rows[std::size_t(b)], n, f.q[std::size_t(b)].data());
+    if (row_major) {
+      B::eval_to_host(env, acc, bx, out[std::size_t(b)].data(), row_major_strides(bx));
+    } else {
+      std::vector<T> rm(std::size_t(bx.count()));
+      B::eval_to_host(env, acc, bx, rm.data(), row_major_strides(bx));
+      row_to_col_major(rm.data(), rows[std::size_t(b)], n, out[std::size_t(b)].data());
+    }
   });
   return own;
 }
 
-/// Pass 1 + the R tree, distributed (see the header). f.r ends on every rank.
-template <class T, class X, class L>
-row_owners tsqr_factor_mpi(const X& a, const mpi<L>& pol, const std::vector<index_t>& rows,
-                           const tsqr_options& opt, tsqr_factors<T>& f) {
+/// Pass 1 + the R tree, distributed (see the header), over row blocks already in f.q (column-
+/// major, this rank's blocks of `own`). f.r ends on every rank.
+template <class T, class L>
+void tsqr_factor_loaded(const mpi<L>& pol, row_owners& own, const std::vector<index_t>& rows, index_t n,
+                        const tsqr_options& opt, tsqr_factors<T>& f) {
   static_assert(std::is_same_v<L, host>, "ts::linalg on ts::mpi runs host ranks (ts::mpi<ts::host>)");
   namespace rt = tessera::detail::mpi_runtime;
   const host& local = pol.local;
-  const index_t n = a.shape()[1], B = index_t(rows.size());
+  const index_t B = index_t(rows.size());
   f.n = n;
   f.rows = rows;
-  row_owners own = load_row_blocks<T>(a, pol, rows, f);
+  own.leaf.clear();
   std::string error;
   std::exception_ptr cause;
   std::vector<index_t> mine;
@@ -211,7 +217,7 @@ row_owners tsqr_factor_mpi(const X& a, const mpi<L>& pol, const std::vector<inde
     f.r = std::move(rb[std::size_t(cur[0])]);
     f.r.resize(nn);
     MPI_Bcast(f.r.data(), int(nn * sizeof(T)), MPI_BYTE, own.leaf[std::size_t(cur[0])], pol.comm);
-    return own;
+    return;
   }
 
   // Stacked path: every rank factors its blocks, then receives every R_b.
@@ -243,6 +249,14 @@ row_owners tsqr_factor_mpi(const X& a, const mpi<L>& pol, const std::vector<inde
                 });
   on_this_rank(error, cause, [&] { reduce_r(local, n, rb, f.kb, auto_fanin(n, opt.fanin), f.r, f.k, f.p); });
   rt::agree(pol.comm, error, cause);
+}
+
+/// Pass 1 + the R tree of the matrix expression a, its row blocks evaluated on their owners.
+template <class T, class X, class L>
+row_owners tsqr_factor_mpi(const X& a, const mpi<L>& pol, const std::vector<index_t>& rows,
+                           const tsqr_options& opt, tsqr_factors<T>& f) {
+  row_owners own = load_row_blocks<T>(a, pol, rows, f.q);
+  tsqr_factor_loaded(pol, own, rows, a.shape()[1], opt, f);
   return own;
 }
 
