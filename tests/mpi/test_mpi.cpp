@@ -128,6 +128,18 @@ TEST_CASE("persisted chunks stay on their owners; other ranks fetch only the box
   CHECK(sum_over_ranks(ts::mpi_traffic().piece_bytes_received) == 0);  // the owner runs it
 }
 
+TEST_CASE("block functions read distributed arrays: the boxes they need are fetched",
+          "[mpi][blocks]") {
+  auto x = ts::random::default_rng(9).standard_normal<double>({60, 50}, {20, 25});
+  auto p = ts::persist(x * 2.0, world);
+  auto f = [](const auto& b) { return xt::xarray<double>(b * 3.0 + 1.0); };
+  CHECK(bitwise_equal_arrays(ts::compute(ts::map_blocks(f, ts::rechunk(p, {30, 20})), world),
+                             ts::compute(ts::map_blocks(f, ts::rechunk(x * 2.0, {30, 20})), ts::host{1})));
+  auto stencil = [](const auto& b) { return xt::xarray<double>(b + 0.5 * xt::roll(b, 1, 0)); };
+  CHECK(bitwise_equal_arrays(ts::compute(ts::map_overlap(stencil, p, 2, "periodic"), world),
+                             ts::compute(ts::map_overlap(stencil, x * 2.0, 2, "periodic"), ts::host{1})));
+}
+
 TEST_CASE("random arrays need no communication", "[mpi][random]") {
   auto x = ts::random::default_rng(3).normal<double>(10, 1, {400, 300}, {100, 60});
   ts::mpi_traffic().reset();

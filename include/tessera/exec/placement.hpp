@@ -12,6 +12,11 @@
 
 namespace tessera::detail {
 
+/// A store whose blocks are computed from inputs it can bind with a probe (product_store,
+/// mapped_block_store): the probe sees those inputs too.
+template <class S, class Probe>
+concept probes_inputs = requires(const S& s, index_t f, Probe& p) { s.probe_inputs(f, p); };
+
 class placement_probe {
  public:
   memory_space space() const { return memory_space::elsewhere(-1); }
@@ -23,7 +28,7 @@ class placement_probe {
       const box piece = intersect(g.block_box(f), b);
       const std::int64_t n = piece.count() * std::int64_t(sizeof(typename S::value_type));
       add(s.block_space(f), n);
-      if constexpr (requires { s.probe_inputs(f, *this); })  // a block computed from inputs
+      if constexpr (probes_inputs<S, placement_probe>)  // a block computed from inputs
         if (piece.count() > 0) s.probe_inputs(f, *this);
       if constexpr (std::is_base_of_v<remote_blocks, S>) {  // chunks owned by ranks
         const int o = s.owner(f);

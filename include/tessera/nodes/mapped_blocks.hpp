@@ -198,7 +198,26 @@ class mapped_block_store {
     read(b, out, std::index_sequence_for<L...>{});
   }
 
+  /// Binds the input boxes block b reads with the placement probe, so a backend sees (and
+  /// fetches) the stored input behind a block (ts::mpi: distributed inputs).
+  template <class Probe>
+  void probe_inputs(index_t b, Probe& probe) const {
+    probe_each(b, probe, std::index_sequence_for<L...>{});
+  }
+
  private:
+  template <class Probe, std::size_t... I>
+  void probe_each(index_t b, Probe& probe, std::index_sequence<I...>) const {
+    [[maybe_unused]] const box ub = layout_->in.block_box(b);
+    ivec below, above;
+    (probe_one<I>(ub, probe, I == 0 ? &below : nullptr, I == 0 ? &above : nullptr), ...);
+  }
+  template <std::size_t I, class Probe>
+  void probe_one(const box& ub, Probe& probe, ivec* below, ivec* above) const {
+    const box ib = input_box(layout_->inputs[I], ub, below, above);
+    if (ib.count() > 0) (void)get<I>(inputs_).bind(ib, probe);
+  }
+
   template <std::size_t... I>
   void read(index_t b, R* out, std::index_sequence<I...>) const {
     const block_layout& lay = *layout_;

@@ -43,6 +43,14 @@ concept chunk_store = requires(const S& s, index_t b, typename S::value_type* ou
   s.read_block(b, out);
 };
 
+/// Optional: a store that copies the overlap of block f with a box itself (into dst laid out as
+/// the box), e.g. from pieces fetched from another rank (store/remote.hpp). Contexts use it for
+/// blocks they cannot read in place.
+template <class S>
+concept reads_overlap = requires(const S& s, index_t f, const box& b, typename S::value_type* dst) {
+  s.read_overlap(f, b, dst);
+};
+
 /// Binds box b of store s in context ctx: a pointer into the chunk when b lies inside one
 /// chunk that ctx can read in place, otherwise ctx's gathered copy of b.
 template <chunk_store S, class Ctx>

@@ -81,7 +81,7 @@ class device_context {
       const box blk = g.block_box(f);
       if (p && m.is_host()) {
         detail::copy_box_overlap(p, blk, h, b);
-      } else if constexpr (requires { s.read_overlap(f, b, h); }) {
+      } else if constexpr (reads_overlap<S>) {
         s.read_overlap(f, b, h);  // a store that reads the overlap itself (store/remote.hpp)
       } else {
         T* tmp = pinned<T>(blk.count());

@@ -45,7 +45,7 @@ class host_context {
       const T* p = s.block_pointer(f);
       if (p && can_read(s.block_space(f))) {
         detail::copy_box_overlap(p, blk, dst, b);
-      } else if constexpr (requires { s.read_overlap(f, b, dst); }) {
+      } else if constexpr (reads_overlap<S>) {
         s.read_overlap(f, b, dst);  // a store that reads the overlap itself (store/remote.hpp)
       } else if (contains(b, blk) && contains(blk, b)) {
         s.read_block(f, dst);  // the box is this block
