@@ -2,14 +2,6 @@
 // remote pieces, sharing task outputs) is one call here, made by every rank of the communicator
 // from the thread that called Tessera.
 #pragma once
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1  // MPI's C API only (no deprecated C++ bindings)
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -1,14 +1,6 @@
 // The MPI policy: the same program on every rank of a communicator, each rank running its share
 // of every stage's chunk tasks with a local policy (ts::host or ts::cuda).
 #pragma once
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1  // MPI's C API only (no deprecated C++ bindings)
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 #include "../host/policy.hpp"
 #include "session.hpp"
 

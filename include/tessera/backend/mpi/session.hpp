@@ -1,7 +1,8 @@
 // MPI start-up and shut-down for ts::mpi. The first ts::mpi call initializes MPI when the program
 // has not (MPI_THREAD_FUNNELED: Tessera calls MPI from the thread that called it, never from its
 // worker threads) and finalizes it at exit; a program that initialized MPI itself keeps doing
-// so. ts::mpi_session is the one RAII guard for programs that want the span explicit.
+// so. ts::mpi_session is the one RAII guard for programs that want the span explicit. The other
+// ts::mpi headers get <mpi.h> (its C API only) through this one.
 #pragma once
 #ifndef OMPI_SKIP_MPICXX
 #define OMPI_SKIP_MPICXX 1  // MPI's C API only (no deprecated C++ bindings)
