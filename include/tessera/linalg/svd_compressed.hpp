@@ -25,6 +25,33 @@ struct svd_compressed_options {
 
 namespace detail {
 
+/// The dense SVD of the projected matrix B = Z' (z: B' = A' Q, column-major n x l) truncated
+/// to rank k with the sign convention: s (l values, the first k kept), ub (l x l column-major;
+/// its first k columns flipped with vt), vtk (k x n column-major).
+template <class P, class T>
+void projected_svd(const P& pol, const std::vector<T>& z, index_t n, index_t l, index_t k,
+                   std::vector<T>& s, std::vector<T>& ub, std::vector<T>& vtk) {
+  // B = Z' (l x n): column-major copy, then the dense SVD.
+  std::vector<T> bm(std::size_t(l * n));
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < l; ++i) bm[std::size_t(j * l + i)] = z[std::size_t(i * n + j)];
+  check_finite_factor(bm.data(), bm.size(), "svd_compressed");
+  s.resize(static_cast<std::size_t>(l));
+  ub.resize(std::size_t(l * l));
+  std::vector<T> vt(std::size_t(l * n));
+  {
+    typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
+    dense<P>::single(pol, [&] {
+      dense<P>::thin_svd(l, n, bm.data(), l, s.data(), ub.data(), l, vt.data(), l);
+    });
+  }
+  // Truncate to k: vt rows 0..k-1 (column-major k x n), ub columns 0..k-1 (l x k).
+  vtk.resize(std::size_t(k * n));
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < k; ++i) vtk[std::size_t(j * k + i)] = vt[std::size_t(j * l + i)];
+  svd_flip_v(vtk.data(), k, n, ub.data(), l, l);
+}
+
 template <class T, class Src, class P>
 svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compressed_options& opt,
                                   const P& pol, const std::vector<index_t>& vcols) {
@@ -103,23 +130,8 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
   const index_t lq = orth_y(q);
   if (lq != l) throw_invalid("svd_compressed: internal rank mismatch ", lq, " != ", l);
   pass_z(q, z);  // B' = A' Q, column-major n x l
-  // B = Z' (l x n): column-major copy, then the dense SVD.
-  std::vector<T> bm(std::size_t(l * n));
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < l; ++i) bm[std::size_t(j * l + i)] = z[std::size_t(i * n + j)];
-  check_finite_factor(bm.data(), bm.size(), "svd_compressed");
-  std::vector<T> s(static_cast<std::size_t>(l)), ub(std::size_t(l * l)), vt(std::size_t(l * n));
-  {
-    typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
-    dense<P>::single(pol, [&] {
-      dense<P>::thin_svd(l, n, bm.data(), l, s.data(), ub.data(), l, vt.data(), l);
-    });
-  }
-  // Truncate to k: vt rows 0..k-1 (column-major k x n), ub columns 0..k-1 (l x k).
-  std::vector<T> vtk(std::size_t(k * n));
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < k; ++i) vtk[std::size_t(j * k + i)] = vt[std::size_t(j * l + i)];
-  svd_flip_v(vtk.data(), k, n, ub.data(), l, l);
+  std::vector<T> s, ub, vtk;
+  projected_svd(pol, z, n, l, k, s, ub, vtk);
 
   svd_result<T> res;
   res.s = array_from_vector(s.data(), k);

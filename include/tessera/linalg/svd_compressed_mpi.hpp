@@ -79,21 +79,7 @@ svd_result<detail::real_of<X>, distributed_array<detail::real_of<X>, L>> svd_com
       });
     });
     rt::agree(pol.comm, error, cause);
-    const int ranks = rt::size(pol.comm);
-    std::vector<std::pair<int, int>> edges;  // every partial to every rank
-    std::vector<index_t> which;
-    for (index_t b = 0; b < B; ++b)
-      for (int to = 0; to < ranks; ++to) {
-        edges.push_back({own.block[std::size_t(b)], to});
-        which.push_back(b);
-      }
-    detail::move_items<T>(own, edges, [&](std::size_t) { return n * l; },
-                          [&](std::size_t i) { return part[std::size_t(which[i])].data(); },
-                          [&](std::size_t i) {
-                            auto& pb = part[std::size_t(which[i])];
-                            pb.resize(std::size_t(n * l));
-                            return pb.data();
-                          });
+    detail::share_blocks(own, part, [&](index_t) { return n * l; });  // every partial to every rank
     z.assign(std::size_t(n * l), T(0));
     for (auto& pb : part)  // in block order, as one process
       for (std::size_t i = 0; i < z.size(); ++i) z[i] += pb[i];
@@ -127,27 +113,11 @@ svd_result<detail::real_of<X>, distributed_array<detail::real_of<X>, L>> svd_com
   const index_t lq = orth_y(q);
   if (lq != l) throw_invalid("svd_compressed: internal rank mismatch ", lq, " != ", l);
   pass_z(q, z);
-  std::vector<T> bm(std::size_t(l * n));
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < l; ++i) bm[std::size_t(j * l + i)] = z[std::size_t(i * n + j)];
-  detail::check_finite_factor(bm.data(), bm.size(), "svd_compressed");
-  std::vector<T> s(static_cast<std::size_t>(l)), ub(std::size_t(l * l)), vt(std::size_t(l * n));
-  {
-    typename dense<host>::threads_guard g(dense<host>::concurrency(local));
-    dense<host>::thin_svd(l, n, bm.data(), l, s.data(), ub.data(), l, vt.data(), l);
-  }
-  std::vector<T> vtk(std::size_t(k * n));
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < k; ++i) vtk[std::size_t(j * k + i)] = vt[std::size_t(j * l + i)];
-  detail::svd_flip_v(vtk.data(), k, n, ub.data(), l, l);
+  std::vector<T> s, ub, vtk;
+  detail::projected_svd(local, z, n, l, k, s, ub, vtk);  // the same on every rank
 
-  distributed_array<T, L> u(array<T>(chunk_grid({m, k}, chunks_t{rows, {k}})));
+  auto u = detail::rows_array<T>(own, rows, k);
   auto& store = u.store();
-  for (index_t b = 0; b < B; ++b) {
-    const bool here = own.block[std::size_t(b)] == own.me;
-    store.set_owner(b, own.block[std::size_t(b)], here);
-    if (here) store.local().block_data(b);
-  }
   detail::on_this_rank(error, cause, [&] {
     typename dense<host>::threads_guard g(bt);
     dense<host>::parallel(local, index_t(mine.size()), [&](index_t i) {

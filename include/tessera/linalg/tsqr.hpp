@@ -151,6 +151,83 @@ T* scratch(std::size_t n) {
   return buf.data();
 }
 
+/// The tree path's leaves: each row block cut into leaves of about 256 Ki elements (at least n
+/// rows, leaf_rows when given), in block order.
+template <class T>
+void plan_leaves(tsqr_factors<T>& f, index_t leaf_rows) {
+  const index_t n = f.n, B = index_t(f.rows.size());
+  const index_t target = std::max<index_t>(n, leaf_rows > 0 ? leaf_rows : (index_t(1) << 18) / n);
+  f.first_leaf.assign(1, 0);
+  for (index_t b = 0; b < B; ++b) {
+    const index_t mb = f.rows[std::size_t(b)], nl = std::max<index_t>(1, mb / target);
+    for (index_t i = 0; i < nl; ++i) {
+      const index_t lo = mb * i / nl, hi = mb * (i + 1) / nl;
+      f.leaves.push_back({b, lo, hi - lo});
+    }
+    f.first_leaf.push_back(index_t(f.leaves.size()));
+  }
+}
+
+/// geqrf of each leaf of row block b (loaded column-major in f.q[b]); the leaves' n x n R
+/// factors into rb (indexed by leaf).
+template <class P, class T>
+void factor_leaves(tsqr_factors<T>& f, index_t b, std::vector<std::vector<T>>& rb) {
+  const index_t n = f.n, mb = f.rows[std::size_t(b)];
+  T* a = f.q[std::size_t(b)].data();
+  for (index_t li = f.first_leaf[std::size_t(b)]; li < f.first_leaf[std::size_t(b) + 1]; ++li) {
+    const auto& lf = f.leaves[std::size_t(li)];
+    auto& tau = f.tau[std::size_t(li)];
+    tau.resize(std::size_t(n));
+    T* al = a + lf.off;
+    dense<P>::geqrf(lf.rows, n, al, mb, tau.data());
+    auto& r = rb[std::size_t(li)];
+    r.assign(std::size_t(n * n), T(0));
+    for (index_t j = 0; j < n; ++j) std::copy(al + j * mb, al + j * mb + j + 1, r.data() + j * n);
+  }
+}
+
+/// Pass 2 of the tree path for row block b: each leaf applies its reflectors (ormqr) to [C_leaf;
+/// 0] (c, indexed by leaf, n x kx column-major; freed), written row-major to d. Frees f.q[b].
+template <class P, class T>
+void apply_leaves(tsqr_factors<T>& f, index_t b, std::vector<std::vector<T>>& c, index_t kx, T* d) {
+  const index_t n = f.n, mb = f.rows[std::size_t(b)];
+  T* cf = scratch<T, 0>(std::size_t(mb * kx));
+  std::fill(cf, cf + mb * kx, T(0));
+  for (index_t li = f.first_leaf[std::size_t(b)]; li < f.first_leaf[std::size_t(b) + 1]; ++li) {
+    const auto& lf = f.leaves[std::size_t(li)];
+    const auto& cl = c[std::size_t(li)];
+    for (index_t j = 0; j < kx; ++j)
+      std::copy(cl.data() + j * n, cl.data() + (j + 1) * n, cf + j * mb + lf.off);
+    std::vector<T>().swap(c[std::size_t(li)]);
+    dense<P>::ormqr(lf.rows, kx, n, f.q[std::size_t(b)].data() + lf.off, mb,
+                       f.tau[std::size_t(li)].data(), cf + lf.off, mb);
+  }
+  std::vector<T>().swap(f.q[std::size_t(b)]);
+  // column-major mb x kx -> row-major
+  constexpr index_t tb = 64;
+  for (index_t i0 = 0; i0 < mb; i0 += tb)
+    for (index_t j = 0; j < kx; ++j)
+      for (index_t i = i0; i < std::min(mb, i0 + tb); ++i) d[i * kx + j] = cf[j * mb + i];
+}
+
+/// Pass 2 of the stacked path for row block b: Q_b P_b X (rows x kx, row-major) into d, where x
+/// is k x kx column-major (nullptr: the identity). Frees f.q[b] and f.p[b].
+template <class P, class T>
+void apply_stacked(tsqr_factors<T>& f, index_t b, const T* x, index_t kx, T* d) {
+  const index_t mb = f.rows[static_cast<std::size_t>(b)], kb = f.kb[static_cast<std::size_t>(b)];
+  std::vector<T> w;
+  const T* wp = f.p[static_cast<std::size_t>(b)].data();
+  if (x) {
+    w.resize(std::size_t(kb * kx));
+    dense<P>::gemm(false, false, kb, kx, f.k, T(1), wp, kb, x, f.k, T(0), w.data(), kb);
+    wp = w.data();
+  }
+  // row-major (Q_b W_b) == column-major W_b' Q_b'
+  dense<P>::gemm(true, true, kx, mb, kb, T(1), wp, kb, f.q[static_cast<std::size_t>(b)].data(), mb, T(0), d, kx);
+  std::vector<T>().swap(f.q[static_cast<std::size_t>(b)]);
+  std::vector<T>().swap(f.p[static_cast<std::size_t>(b)]);
+}
+
 /// Tree path of pass 1 + reduction (every row block has at least n rows). Narrow matrices
 /// split each row block into cache-sized leaves (geqrf runs in cache); the leaves' n x n R
 /// factors are merged pairwise by tpqrt, level by level, leaf pairs in parallel.
@@ -162,17 +239,7 @@ void tsqr_factor_tree(const P& pol, tsqr_factors<T>& f, Load&& load, index_t lea
   f.nb = std::min<index_t>(n, 48);
   f.kb.assign(static_cast<std::size_t>(B), n);
   f.q.resize(static_cast<std::size_t>(B));
-  // Leaves: about 256 Ki elements each (at least n rows); none for wide matrices.
-  const index_t target = std::max<index_t>(n, leaf_rows > 0 ? leaf_rows : (index_t(1) << 18) / n);
-  f.first_leaf.assign(1, 0);
-  for (index_t b = 0; b < B; ++b) {
-    const index_t mb = f.rows[std::size_t(b)], nl = std::max<index_t>(1, mb / target);
-    for (index_t i = 0; i < nl; ++i) {
-      const index_t lo = mb * i / nl, hi = mb * (i + 1) / nl;
-      f.leaves.push_back({b, lo, hi - lo});
-    }
-    f.first_leaf.push_back(index_t(f.leaves.size()));
-  }
+  plan_leaves(f, leaf_rows);
   const index_t NL = index_t(f.leaves.size());
   f.tau.resize(static_cast<std::size_t>(NL));
   std::vector<std::vector<T>> rb(static_cast<std::size_t>(NL));
@@ -183,16 +250,7 @@ void tsqr_factor_tree(const P& pol, tsqr_factors<T>& f, Load&& load, index_t lea
       auto& a = f.q[std::size_t(b)];
       a.resize(std::size_t(mb * n));
       load(b, a.data());
-      for (index_t li = f.first_leaf[std::size_t(b)]; li < f.first_leaf[std::size_t(b) + 1]; ++li) {
-        const auto& lf = f.leaves[std::size_t(li)];
-        auto& tau = f.tau[std::size_t(li)];
-        tau.resize(std::size_t(n));
-        T* al = a.data() + lf.off;
-        dense<P>::geqrf(lf.rows, n, al, mb, tau.data());
-        auto& r = rb[std::size_t(li)];
-        r.assign(std::size_t(n * n), T(0));
-        for (index_t j = 0; j < n; ++j) std::copy(al + j * mb, al + j * mb + j + 1, r.data() + j * n);
-      }
+      factor_leaves<P>(f, b, rb);
     });
   }
   std::vector<index_t> cur(static_cast<std::size_t>(NL));
@@ -283,27 +341,7 @@ void tsqr_apply_tree(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx, D
     });
   }
   typename dense<P>::threads_guard g(blas_threads_for(pol, B));
-  dense<P>::parallel(pol, B, [&](index_t b) {
-    const index_t mb = f.rows[std::size_t(b)];
-    T* cf = scratch<T, 0>(std::size_t(mb * kx));
-    std::fill(cf, cf + mb * kx, T(0));
-    for (index_t li = f.first_leaf[std::size_t(b)]; li < f.first_leaf[std::size_t(b) + 1]; ++li) {
-      const auto& lf = f.leaves[std::size_t(li)];
-      const auto& cl = c[std::size_t(li)];
-      for (index_t j = 0; j < kx; ++j)
-        std::copy(cl.data() + j * n, cl.data() + (j + 1) * n, cf + j * mb + lf.off);
-      std::vector<T>().swap(c[std::size_t(li)]);
-      dense<P>::ormqr(lf.rows, kx, n, f.q[std::size_t(b)].data() + lf.off, mb,
-                         f.tau[std::size_t(li)].data(), cf + lf.off, mb);
-    }
-    std::vector<T>().swap(f.q[std::size_t(b)]);
-    T* d = dst(b);
-    // column-major mb x kx -> row-major
-    constexpr index_t tb = 64;
-    for (index_t i0 = 0; i0 < mb; i0 += tb)
-      for (index_t j = 0; j < kx; ++j)
-        for (index_t i = i0; i < std::min(mb, i0 + tb); ++i) d[i * kx + j] = cf[j * mb + i];
-  });
+  dense<P>::parallel(pol, B, [&](index_t b) { apply_leaves<P>(f, b, c, kx, dst(b)); });
 }
 
 /// Pass 2: writes block b of Q X (rows[b] x kx, row-major) to dst(b), where x is k x kx
@@ -318,21 +356,7 @@ void tsqr_apply(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst&& 
     }
   }
   typename dense<P>::threads_guard g(blas_threads_for(pol, B));
-  dense<P>::parallel(pol, B, [&](index_t b) {
-    const index_t mb = f.rows[static_cast<std::size_t>(b)], kb = f.kb[static_cast<std::size_t>(b)];
-    std::vector<T> w;
-    const T* wp = f.p[static_cast<std::size_t>(b)].data();
-    if (x) {
-      w.resize(std::size_t(kb * kx));
-      dense<P>::gemm(false, false, kb, kx, f.k, T(1), wp, kb, x, f.k, T(0), w.data(), kb);
-      wp = w.data();
-    }
-    // row-major (Q_b W_b) == column-major W_b' Q_b'
-    dense<P>::gemm(true, true, kx, mb, kb, T(1), wp, kb, f.q[static_cast<std::size_t>(b)].data(), mb, T(0),
-                      dst(b), kx);
-    std::vector<T>().swap(f.q[static_cast<std::size_t>(b)]);
-    std::vector<T>().swap(f.p[static_cast<std::size_t>(b)]);
-  });
+  dense<P>::parallel(pol, B, [&](index_t b) { apply_stacked<P>(f, b, x, kx, dst(b)); });
 }
 
 /// Q X as a chunked array with the given row chunks and one column chunk.

@@ -84,6 +84,42 @@ void move_items(const row_owners& own, const Edges& edges, Count&& count, Item&&
   }
 }
 
+/// Every rank's items[b] (count(b) elements each, b over the row blocks of `own`) to every
+/// rank: afterwards each rank holds all of them. One exchange.
+template <class T, class Count>
+void share_blocks(const row_owners& own, std::vector<std::vector<T>>& items, Count&& count) {
+  const int ranks = tessera::detail::mpi_runtime::size(own.comm);
+  std::vector<std::pair<int, int>> edges;
+  std::vector<std::size_t> which;
+  for (std::size_t b = 0; b < own.block.size(); ++b)
+    for (int to = 0; to < ranks; ++to) {
+      edges.push_back({own.block[b], to});
+      which.push_back(b);
+    }
+  auto n = [&](std::size_t i) { return std::size_t(count(index_t(which[i]))); };
+  move_items<T>(own, edges, n, [&](std::size_t i) { return items[which[i]].data(); },
+                [&](std::size_t i) {
+                  items[which[i]].resize(n(i));
+                  return items[which[i]].data();
+                });
+}
+
+/// An m x cols distributed array in the row blocks `rows` of `own`: each block owned by its rank
+/// and allocated there.
+template <class T>
+distributed_array<T, host> rows_array(const row_owners& own, const std::vector<index_t>& rows, index_t cols) {
+  index_t m = 0;
+  for (auto r : rows) m += r;
+  distributed_array<T, host> out(array<T>(chunk_grid({m, cols}, chunks_t{rows, {cols}})));
+  auto& store = out.store();
+  for (index_t b = 0; b < index_t(rows.size()); ++b) {
+    const bool here = own.block[std::size_t(b)] == own.me;
+    store.set_owner(b, own.block[std::size_t(b)], here);
+    if (here) store.local().block_data(b);  // allocate serially
+  }
+  return out;
+}
+
 /// Row blocks of the matrix expression a (rows `rows`, all columns), each evaluated on its owner
 /// rank into out[b] (column-major, or row-major with row_major = true); other ranks' blocks
 /// stay empty.
@@ -143,36 +179,14 @@ void tsqr_factor_loaded(const mpi<L>& pol, row_owners& own, const std::vector<in
     f.k = n;
     f.nb = std::min<index_t>(n, 48);
     f.kb.assign(static_cast<std::size_t>(B), n);
-    const index_t target = std::max<index_t>(n, opt.leaf_rows > 0 ? opt.leaf_rows : (index_t(1) << 18) / n);
-    f.first_leaf.assign(1, 0);
-    for (index_t b = 0; b < B; ++b) {
-      const index_t mb = rows[std::size_t(b)], nl = std::max<index_t>(1, mb / target);
-      for (index_t i = 0; i < nl; ++i) {
-        const index_t lo = mb * i / nl, hi = mb * (i + 1) / nl;
-        f.leaves.push_back({b, lo, hi - lo});
-        own.leaf.push_back(own.block[std::size_t(b)]);
-      }
-      f.first_leaf.push_back(index_t(f.leaves.size()));
-    }
+    plan_leaves(f, opt.leaf_rows);
+    for (const auto& lf : f.leaves) own.leaf.push_back(own.block[std::size_t(lf.block)]);
     const index_t NL = index_t(f.leaves.size());
     f.tau.resize(static_cast<std::size_t>(NL));
     std::vector<std::vector<T>> rb(static_cast<std::size_t>(NL));
     on_this_rank(error, cause, [&] {
       typename dense<host>::threads_guard g(blas_threads_for(local, B));
-      dense<host>::parallel(local, nm, [&](index_t i) {
-        const index_t b = mine[std::size_t(i)], mb = rows[std::size_t(b)];
-        auto& q = f.q[std::size_t(b)];
-        for (index_t li = f.first_leaf[std::size_t(b)]; li < f.first_leaf[std::size_t(b) + 1]; ++li) {
-          const auto& lf = f.leaves[std::size_t(li)];
-          auto& tau = f.tau[std::size_t(li)];
-          tau.resize(std::size_t(n));
-          T* al = q.data() + lf.off;
-          dense<host>::geqrf(lf.rows, n, al, mb, tau.data());
-          auto& r = rb[std::size_t(li)];
-          r.assign(nn, T(0));
-          for (index_t j = 0; j < n; ++j) std::copy(al + j * mb, al + j * mb + j + 1, r.data() + j * n);
-        }
-      });
+      dense<host>::parallel(local, nm, [&](index_t i) { factor_leaves<host>(f, mine[std::size_t(i)], rb); });
     });
     rt::agree(pol.comm, error, cause);
     std::vector<index_t> cur(static_cast<std::size_t>(NL));
@@ -232,21 +246,7 @@ void tsqr_factor_loaded(const mpi<L>& pol, row_owners& own, const std::vector<in
     });
   });
   rt::agree(pol.comm, error, cause);
-  const int ranks = rt::size(pol.comm);
-  std::vector<std::pair<int, int>> edges;  // every R_b to every rank
-  std::vector<index_t> which;
-  for (index_t b = 0; b < B; ++b)
-    for (int to = 0; to < ranks; ++to) {
-      edges.push_back({own.block[std::size_t(b)], to});
-      which.push_back(b);
-    }
-  move_items<T>(own, edges, [&](std::size_t i) { return f.kb[std::size_t(which[i])] * n; },
-                [&](std::size_t i) { return rb[std::size_t(which[i])].data(); },
-                [&](std::size_t i) {
-                  auto& r = rb[std::size_t(which[i])];
-                  r.resize(std::size_t(f.kb[std::size_t(which[i])] * n));
-                  return r.data();
-                });
+  share_blocks(own, rb, [&](index_t b) { return f.kb[std::size_t(b)] * n; });  // every R_b to every rank
   on_this_rank(error, cause, [&] { reduce_r(local, n, rb, f.kb, auto_fanin(n, opt.fanin), f.r, f.k, f.p); });
   rt::agree(pol.comm, error, cause);
 }
@@ -276,16 +276,7 @@ void tsqr_apply_mpi(const host& local, const row_owners& own, tsqr_factors<T>& f
       typename dense<host>::threads_guard g(blas_threads_for(local, B));
       dense<host>::parallel(local, index_t(mine.size()), [&](index_t i) {
         const index_t b = mine[std::size_t(i)];
-        const index_t mb = f.rows[std::size_t(b)], kb = f.kb[std::size_t(b)];
-        std::vector<T> w;
-        const T* wp = f.p[std::size_t(b)].data();
-        if (x) {
-          w.resize(std::size_t(kb * kx));
-          dense<host>::gemm(false, false, kb, kx, f.k, T(1), wp, kb, x, f.k, T(0), w.data(), kb);
-          wp = w.data();
-        }
-        dense<host>::gemm(true, true, kx, mb, kb, T(1), wp, kb, f.q[std::size_t(b)].data(), mb, T(0), dst(b), kx);
-        std::vector<T>().swap(f.q[std::size_t(b)]);
+        apply_stacked<host>(f, b, x, kx, dst(b));
       });
     });
     rt::agree(own.comm, error, cause);
@@ -335,23 +326,8 @@ void tsqr_apply_mpi(const host& local, const row_owners& own, tsqr_factors<T>& f
   on_this_rank(error, cause, [&] {
     typename dense<host>::threads_guard g(blas_threads_for(local, B));
     dense<host>::parallel(local, index_t(mine.size()), [&](index_t i) {
-      const index_t b = mine[std::size_t(i)], mb = f.rows[std::size_t(b)];
-      T* cf = scratch<T, 0>(std::size_t(mb * kx));
-      std::fill(cf, cf + mb * kx, T(0));
-      for (index_t li = f.first_leaf[std::size_t(b)]; li < f.first_leaf[std::size_t(b) + 1]; ++li) {
-        const auto& lf = f.leaves[std::size_t(li)];
-        const auto& cl = c[std::size_t(li)];
-        for (index_t j = 0; j < kx; ++j) std::copy(cl.data() + j * n, cl.data() + (j + 1) * n, cf + j * mb + lf.off);
-        std::vector<T>().swap(c[std::size_t(li)]);
-        dense<host>::ormqr(lf.rows, kx, n, f.q[std::size_t(b)].data() + lf.off, mb, f.tau[std::size_t(li)].data(),
-                           cf + lf.off, mb);
-      }
-      std::vector<T>().swap(f.q[std::size_t(b)]);
-      T* d = dst(b);
-      constexpr index_t tb = 64;
-      for (index_t i0 = 0; i0 < mb; i0 += tb)
-        for (index_t j = 0; j < kx; ++j)
-          for (index_t i = i0; i < std::min(mb, i0 + tb); ++i) d[i * kx + j] = cf[j * mb + i];
+      const index_t b = mine[std::size_t(i)];
+      apply_leaves<host>(f, b, c, kx, dst(b));
     });
   });
   rt::agree(own.comm, error, cause);
@@ -361,15 +337,8 @@ void tsqr_apply_mpi(const host& local, const row_owners& own, tsqr_factors<T>& f
 template <class T>
 distributed_array<T, host> tsqr_apply_distributed(const host& local, const row_owners& own, tsqr_factors<T>& f,
                                                   const T* x, index_t kx) {
-  index_t m = 0;
-  for (auto r : f.rows) m += r;
-  distributed_array<T, host> out(array<T>(chunk_grid({m, kx}, chunks_t{f.rows, {kx}})));
+  auto out = rows_array<T>(own, f.rows, kx);
   auto& store = out.store();
-  for (index_t b = 0; b < index_t(f.rows.size()); ++b) {
-    const bool here = own.block[std::size_t(b)] == own.me;
-    store.set_owner(b, own.block[std::size_t(b)], here);
-    if (here) store.local().block_data(b);  // allocate serially
-  }
   tsqr_apply_mpi(local, own, f, x, kx, [&](index_t b) { return store.local().block_data(b); });
   return out;
 }
