@@ -90,9 +90,9 @@ xt::xarray<double> to_double(const xt::xarray<T>& a) {
 }
 
 /// Checks a thin SVD of the dense matrix `a` and its chunk layout.
-template <class T, class X, class P, class U>
+template <class T, class X, class P, class U, class V>
 void check_svd(const xt::xarray<T>& a, const X& in, const P& pol,
-               const ts::linalg::svd_result<T, U>& r) {
+               const ts::linalg::svd_result<T, U, V>& r) {
   const std::size_t m = a.shape()[0], n = a.shape()[1], k = std::min(m, n);
   auto u = to_double(ts::compute(r.u, pol));
   auto s = to_double(ts::compute(r.s, pol));

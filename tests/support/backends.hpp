@@ -30,6 +30,18 @@ P make_policy(int n) {
   return p;
 }
 
+/// Whether P spreads its tasks over processes (ts::mpi).
+template <class P>
+concept ranked = requires(const P& p) {
+  p.local;
+  p.size();
+};
+
+/// How many times one compute() with a P policy evaluates its expression in this process: 2
+/// where tests/support/one_process.hpp adds the one-process evaluation (ts::mpi<ts::host>).
+template <class P>
+inline constexpr int evaluations_per_compute = 1;
+
 /// How many processes share a policy's tasks (ts::mpi: its ranks; 1 otherwise). A check of what
 /// one process bound or evaluated holds for the whole computation only when this is 1.
 template <class P>

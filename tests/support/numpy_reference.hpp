@@ -17,6 +17,7 @@
 #include <tessera/npy.hpp>
 #include <tessera/tessera.hpp>
 
+#include "backends.hpp"
 #include "cases.hpp"
 #include "files.hpp"
 
@@ -96,7 +97,12 @@ struct case_writer {
   void add(const std::string& func, const E& expr, std::initializer_list<std::string> inputs,
            const std::string& param = "-") {
     const std::string out = "out" + std::to_string(n++) + ".npy";
-    tessera::to_npy(expr, dir / out, pol);
+    if constexpr (ranked<P>)
+      // ts::mpi: each rank has its own temporary directory, and to_npy writes each block on its
+      // owner only (into that rank's file); gather the result instead.
+      tessera::to_npy(tessera::from_xtensor(tessera::compute(expr, pol)), dir / out);
+    else
+      tessera::to_npy(expr, dir / out, pol);
     line(func, out, param, inputs);
   }
   /// The element path: functor f (the element code every backend runs) applied on the host

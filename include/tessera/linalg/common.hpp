@@ -36,12 +36,14 @@ struct qr_result {
   array<T> r;  // k x n, one row chunk, a's column chunks
 };
 
-/// Thin SVD (structured bindings: `auto [u, s, vt] = svd(a)`); u is stored like qr_result's q.
-template <class T, class U = array<T>>
+/// Thin SVD (structured bindings: `auto [u, s, vt] = svd(a)`); u is stored like qr_result's q
+/// (on ts::mpi, u and vt are both ts::distributed_array: the large one distributed, the small
+/// one on every rank).
+template <class T, class U = array<T>, class V = array<T>>
 struct svd_result {
-  U u;          // m x k
-  array<T> s;   // k, descending
-  array<T> vt;  // k x n
+  U u;         // m x k
+  array<T> s;  // k, descending
+  V vt;        // k x n
 };
 
 namespace detail {

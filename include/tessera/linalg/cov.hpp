@@ -37,7 +37,7 @@ auto covariance(const lazy<double>& x, index_t ddof, const P& pol) {
   const index_t n = x.shape()[1];
   const double fact = n - ddof > 0 ? double(n - ddof) : 0.0;  // NumPy warns and divides by 0
   lazy<double> centred = x - mean(x, {1}, keep_dims);
-  array<double> c = matmul(centred, transpose(centred), pol);
+  auto c = matmul(centred, transpose(centred), pol);  // ts::mpi: a distributed array (found by ADL)
   return c * (1.0 / fact);
 }
 

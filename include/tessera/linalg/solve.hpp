@@ -238,36 +238,37 @@ lu_result<detail::real_of<A>> lu(const A& a, const P& pol = {}) {
           detail::host_array(u, a.shape(), a.chunks())};
 }
 
-/// Least squares (NumPy's / Dask's lstsq) for a tall a (m >= n): TSQR a = q r chunk by chunk,
-/// then r x = q' b densely (n x n). b is m or m x k.
-template <expression_type A, expression_type B, linalg_policy P = host>
-lstsq_result<detail::real_of<A>> lstsq(const A& a, const B& b, const P& pol = {}) {
-  using T = detail::real_of<A>;
-  detail::check_real_type<T>();
-  static_assert(std::is_same_v<T, detail::real_of<B>>, "lstsq needs a and b of one value type");
-  detail::check_matrix(a, "lstsq");
+namespace detail {
+/// lstsq's steps with the policy's QR (qr_of(a)) and eager product (product(x, y)): the host and
+/// CUDA overload below and the one for MPI ranks (linalg/solve_mpi.hpp) pass their own.
+template <class A, class B, class P, class Qr, class Product>
+lstsq_result<real_of<A>> lstsq_with(const A& a, const B& b, const P& pol, Qr&& qr_of, Product&& product) {
+  using T = real_of<A>;
+  check_real_type<T>();
+  static_assert(std::is_same_v<T, real_of<B>>, "lstsq needs a and b of one value type");
+  check_matrix(a, "lstsq");
   const index_t m = a.shape()[0], n = a.shape()[1];
   if (m < n) throw_invalid("lstsq: a of shape ", a.shape(), " has fewer rows than columns (TSQR needs m >= n)");
   if ((b.dimension() != 1 && b.dimension() != 2) || b.shape()[0] != m)
     throw_invalid("lstsq: b of shape ", b.shape(), " does not match a of shape ", a.shape());
   const bool vec = b.dimension() == 1;
   const index_t k = vec ? 1 : b.shape()[1];
-  auto [q, r] = qr(a, pol);
+  auto [q, r] = qr_of(a);
   auto b2 = reshape(b, shape_t{m, k});
-  auto qtb = detail::dense_rows(matmul(transpose(q), rechunk(b2, chunks_t{q.chunks()[0], {k}}), pol), pol);
-  auto rd = detail::dense_rows(r, pol);
+  auto qtb = dense_rows(product(transpose(q), rechunk(b2, chunks_t{q.chunks()[0], {k}})), pol);
+  auto rd = dense_rows(r, pol);
   // rank and singular values from r (NumPy's default rcond: eps * max(m, n) * s_max)
   std::vector<T> rs(rd), s(static_cast<std::size_t>(n));
-  detail::lapack_check(detail::singular_values<T>(lapack_int(n), lapack_int(n), rs.data(), s.data()), "lstsq", "gesdd");
+  lapack_check(singular_values<T>(lapack_int(n), lapack_int(n), rs.data(), s.data()), "lstsq", "gesdd");
   const T tol = s.empty() ? T(0) : s[0] * T(std::max(m, n)) * std::numeric_limits<T>::epsilon();
   index_t rank = 0;
   for (T v : s) rank += v > tol;
   if (rank < n) throw_invalid("lstsq: a is rank deficient (rank ", rank, " of ", n, "); the TSQR path needs full column rank");
   std::vector<T> x(qtb);
-  detail::lapack_check(detail::trtrs<T>('U', lapack_int(n), lapack_int(k), rd.data(), x.data()), "lstsq", "trtrs");
+  lapack_check(trtrs<T>('U', lapack_int(n), lapack_int(k), rd.data(), x.data()), "lstsq", "trtrs");
   // residuals: |a x - b|^2 per column (NumPy returns them when m > n and a has full rank)
-  auto xa = detail::host_array(x, shape_t{n, k}, chunks_t{a.chunks()[1], {k}});
-  auto ax = matmul(a, xa, pol);
+  auto xa = host_array(x, shape_t{n, k}, chunks_t{a.chunks()[1], {k}});
+  auto ax = product(a, xa);
   const auto d = tessera::compute(ax - b2, pol);
   std::vector<T> res;
   if (m > n)
@@ -277,11 +278,21 @@ lstsq_result<detail::real_of<A>> lstsq(const A& a, const B& b, const P& pol = {}
       res.push_back(acc);
     }
   lstsq_result<T> out;
-  out.x = vec ? detail::host_array(x, shape_t{n}, chunks_t{a.chunks()[1]}) : std::move(xa);
-  out.residuals = detail::host_array(res, shape_t{index_t(res.size())}, chunks_t{{index_t(res.size())}});
+  out.x = vec ? host_array(x, shape_t{n}, chunks_t{a.chunks()[1]}) : std::move(xa);
+  out.residuals = host_array(res, shape_t{index_t(res.size())}, chunks_t{{index_t(res.size())}});
   out.rank = rank;
-  out.s = detail::host_array(s, shape_t{n}, chunks_t{{n}});
+  out.s = host_array(s, shape_t{n}, chunks_t{{n}});
   return out;
+}
+}  // namespace detail
+
+/// Least squares (NumPy's / Dask's lstsq) for a tall a (m >= n): TSQR a = q r chunk by chunk,
+/// then r x = q' b densely (n x n). b is m or m x k.
+template <expression_type A, expression_type B, linalg_policy P = host>
+lstsq_result<detail::real_of<A>> lstsq(const A& a, const B& b, const P& pol = {}) {
+  return detail::lstsq_with(
+      a, b, pol, [&](const auto& x) { return qr(x, pol); },
+      [&](const auto& x, const auto& y) { return matmul(x, y, pol); });
 }
 
 }  // namespace tessera::linalg

@@ -9,10 +9,12 @@
 
 namespace tessera::linalg {
 
-/// Rank-k randomized SVD on MPI ranks of a tall matrix (m >= n): u (m x k) distributed by a's
-/// row chunks, s and vt on every rank. A short-fat matrix throws (factor ts::transpose(a)).
+/// Rank-k randomized SVD on MPI ranks. Tall (m >= n): u (m x k) distributed by a's row chunks,
+/// s and vt on every rank; short-fat: through the transpose, vt distributed by a's column chunks,
+/// u and s on every rank. Bitwise identical to svd_compressed(a, k, policy.local, opt).
 template <expression_type X, class L>
-svd_result<detail::real_of<X>, distributed_array<detail::real_of<X>, L>> svd_compressed(
+svd_result<detail::real_of<X>, distributed_array<detail::real_of<X>, L>, distributed_array<detail::real_of<X>, L>>
+svd_compressed(
     const X& a, index_t k, const mpi<L>& pol, const svd_compressed_options& opt = {}) {
   using T = detail::real_of<X>;
   namespace rt = tessera::detail::mpi_runtime;
@@ -23,9 +25,7 @@ svd_result<detail::real_of<X>, distributed_array<detail::real_of<X>, L>> svd_com
   if (k < 1 || k > std::min(m, n))
     throw_invalid("svd_compressed: k = ", k, " must be in [1, ", std::min(m, n), "] for shape ", a.shape());
   if (opt.n_power_iter < 0) throw_invalid("svd_compressed: n_power_iter = ", opt.n_power_iter, " must be >= 0");
-  if (m < n)
-    throw_invalid("svd_compressed on ts::mpi needs a tall matrix (m >= n), got shape ", a.shape(),
-                  "; factor ts::transpose(a) and swap u and vt");
+  if (m < n) return detail::transposed(svd_compressed(transpose(a), k, pol, opt), pol);  // as one process
   const host& local = pol.local;
   const auto rows = detail::pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.tsqr.max_dense_bytes);
   const index_t B = index_t(rows.size());
@@ -127,9 +127,16 @@ svd_result<detail::real_of<X>, distributed_array<detail::real_of<X>, L>> svd_com
     });
   });
   rt::agree(pol.comm, error, cause);
-  svd_result<T, distributed_array<T, L>> res{std::move(u), detail::array_from_vector(s.data(), k),
-                                             detail::array_from_col_major(vtk.data(), k, n, {k}, a.chunks()[1])};
+  svd_result<T, distributed_array<T, L>, distributed_array<T, L>> res{
+      std::move(u), detail::array_from_vector(s.data(), k),
+      detail::on_every_rank(detail::array_from_col_major(vtk.data(), k, n, {k}, a.chunks()[1]))};
   return res;
+}
+
+/// The options-before-policy order (svd_compressed.hpp), on MPI ranks.
+template <expression_type X, class L>
+auto svd_compressed(const X& a, index_t k, const svd_compressed_options& opt, const mpi<L>& pol) {
+  return svd_compressed(a, k, pol, opt);
 }
 
 }  // namespace tessera::linalg

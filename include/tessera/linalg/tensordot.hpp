@@ -103,7 +103,7 @@ template <expression_type A, expression_type B, class P>
 auto tensordot(const A& a, const B& b, const std::vector<index_t>& a_axes, const std::vector<index_t>& b_axes,
                const P& pol) {
   return linalg::detail::tensordot_with(a, b, a_axes, b_axes,
-                                        [&pol](const auto& x, const auto& y) { return linalg::matmul(x, y, pol); });
+                                        [&pol](const auto& x, const auto& y) { return matmul(x, y, pol); });  // ADL: ts::mpi's too
 }
 
 /// tensordot over the last n axes of a and the first n of b (NumPy's axes=n; 2 by default).

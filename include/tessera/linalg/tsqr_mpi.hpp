@@ -120,6 +120,23 @@ distributed_array<T, host> rows_array(const row_owners& own, const std::vector<i
   return out;
 }
 
+/// A small array held whole by every rank, as a distributed array (owner -1 for every block).
+template <class T>
+distributed_array<T, host> on_every_rank(array<T> a) {
+  distributed_array<T, host> out(std::move(a));
+  for (index_t b = 0; b < out.grid().block_count(); ++b) out.store().set_owner(b, -1, true);
+  return out;
+}
+
+/// The SVD of A from the SVD of A' made on the ranks (short-fat matrices): A = Vt' S U'. The
+/// transposed large factor keeps its blocks where they are (each output block reads one block:
+/// its owner computes it), the small one stays on every rank.
+template <class T, class L>
+svd_result<T, distributed_array<T, L>, distributed_array<T, L>> transposed(
+    const svd_result<T, distributed_array<T, L>, distributed_array<T, L>>& t, const mpi<L>& pol) {
+  return {on_every_rank(persist(transpose(t.vt), pol.local)), t.s, persist(transpose(t.u), pol)};
+}
+
 /// Row blocks of the matrix expression a (rows `rows`, all columns), each evaluated on its owner
 /// rank into out[b] (column-major, or row-major with row_major = true); other ranks' blocks
 /// stay empty.
@@ -367,21 +384,20 @@ auto qr(const X& a, const mpi<L>& pol, const tsqr_options& opt = {}) {
   return tsqr(a, pol, opt);
 }
 
-/// Thin SVD on MPI ranks of a tall matrix (m >= n): u distributed by a's row chunks, s and vt
-/// on every rank. Bitwise identical to svd(a, policy.local). A short-fat matrix throws (its u
-/// would be small and its vt distributed by columns: not supported yet; factor transpose(a)).
+/// Thin SVD on MPI ranks. Tall (m >= n): u distributed by a's row chunks (each block on the rank
+/// that factored it), s and vt on every rank. Short-fat: through the transpose, as one process
+/// does: vt distributed by a's column chunks, u and s on every rank. Bitwise identical to
+/// svd(a, policy.local).
 template <expression_type X, class L>
-svd_result<detail::real_of<X>, distributed_array<detail::real_of<X>, L>> svd(const X& a, const mpi<L>& pol,
-                                                                             const tsqr_options& opt = {}) {
+svd_result<detail::real_of<X>, distributed_array<detail::real_of<X>, L>, distributed_array<detail::real_of<X>, L>> svd(
+    const X& a, const mpi<L>& pol, const tsqr_options& opt = {}) {
   using T = detail::real_of<X>;
   backend<mpi<L>>::check(pol);
   detail::check_real_type<T>();
   detail::check_matrix(a, "svd");
   const index_t m = a.shape()[0], n = a.shape()[1];
-  if (m < n)
-    throw_invalid("svd on ts::mpi needs a tall matrix (m >= n), got shape ", a.shape(),
-                  "; factor ts::transpose(a) and swap u and vt");
-  detail::check_dense_fits(a, n, n, sizeof(T), opt, "the SVD");
+  detail::check_dense_fits(a, std::min(m, n), std::min(m, n), sizeof(T), opt, "the SVD");
+  if (m < n) return detail::transposed(svd(transpose(a), pol, opt), pol);
   auto rows = detail::pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.max_dense_bytes);
   detail::tsqr_factors<T> f;
   auto own = detail::tsqr_factor_mpi<T>(a, pol, rows, opt, f);
@@ -393,9 +409,9 @@ svd_result<detail::real_of<X>, distributed_array<detail::real_of<X>, L>> svd(con
     dense<host>::thin_svd(k, n, f.r.data(), k, s.data(), ur.data(), k, vt.data(), k);
   }
   detail::svd_flip_v(vt.data(), k, n, ur.data(), k, k);
-  svd_result<T, distributed_array<T, L>> res{detail::tsqr_apply_distributed<T>(pol.local, own, f, ur.data(), k),
-                                             detail::array_from_vector(s.data(), k),
-                                             detail::array_from_col_major(vt.data(), k, n, {k}, a.chunks()[1])};
+  svd_result<T, distributed_array<T, L>, distributed_array<T, L>> res{
+      detail::tsqr_apply_distributed<T>(pol.local, own, f, ur.data(), k), detail::array_from_vector(s.data(), k),
+      detail::on_every_rank(detail::array_from_col_major(vt.data(), k, n, {k}, a.chunks()[1]))};
   return res;
 }
 
