@@ -25,3 +25,9 @@
 #include "backend/cuda/fold.cuh"
 #include "backend/cuda/backend.cuh"
 #include "backend/cuda/auto_backend.cuh"
+
+// Targets linking tessera::mpi (TESSERA_WITH_MPI): ts::auto_backend runs on MPI ranks when the
+// program is started by mpirun, in every translation unit alike.
+#if defined(TESSERA_WITH_MPI)
+#include "mpi.hpp"
+#endif

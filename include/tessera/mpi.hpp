@@ -7,3 +7,10 @@
 #include "backend/mpi/distributed_array.hpp"
 #include "backend/mpi/policy.hpp"
 #include "backend/mpi/session.hpp"
+
+// In .cu files: ts::mpi{.local = ts::cuda{...}}, and ts::auto_backend runs on the ranks under
+// mpirun (backend/mpi/auto_backend.cuh).
+#if defined(__CUDACC__)
+#include "cuda.hpp"
+#include "backend/mpi/auto_backend.cuh"
+#endif

@@ -165,6 +165,7 @@ template <class Tasks>
 struct owned_tasks {
   const Tasks& all;
   const std::vector<index_t>& ids;
+  index_t output_itemsize = all.output_itemsize;  // > 0: outputs stay resident (ts::cuda's placement)
   index_t count() const { return index_t(ids.size()); }
   box task_box(index_t i) const { return all.task_box(ids[std::size_t(i)]); }
   index_t work(index_t i) const { return all.work(ids[std::size_t(i)]); }
