@@ -257,6 +257,18 @@ TEST_CASE("qr and svd across ranks: bitwise identical to one process, Q and U st
   auto [qh, rh] = ts::linalg::qr(ts::rechunk(a * 2.0, ts::chunks_t{{60, 60, 60, 60}, {5}}), ts::host{1});
   CHECK(bitwise_equal_arrays(ts::compute(qp, world), ts::compute(qh, ts::host{})));
   CHECK(bitwise_equal_arrays(ts::compute(rp, ts::host{}), ts::compute(rh, ts::host{})));
-  CHECK_THROWS_WITH(ts::linalg::svd(ts::transpose(a), world), Catch::Contains("tall matrix"));
-  CHECK_THROWS_WITH(ts::linalg::svd_compressed(ts::transpose(a), 2, world), Catch::Contains("tall matrix"));
+  // Short-fat (the transpose of the distributed input): factored through the transpose as one
+  // process does; vt, the large factor, stays distributed (each block on one rank), u is on
+  // every rank.
+  auto check_short_fat = [&](const auto& r, const auto& r1) {
+    CHECK(bitwise_equal_arrays(ts::compute(r.u, world), ts::compute(r1.u, ts::host{})));
+    CHECK(bitwise_equal_arrays(ts::compute(r.s, ts::host{}), ts::compute(r1.s, ts::host{})));
+    CHECK(bitwise_equal_arrays(ts::compute(r.vt, world), ts::compute(r1.vt, ts::host{})));
+    CHECK(r.vt.chunks()[1] == p.chunks()[0]);
+    for (ts::index_t b = 0; b < r.vt.grid().block_count(); ++b) CHECK(sum_over_ranks(r.vt.here(b) ? 1 : 0) == 1);
+    for (ts::index_t b = 0; b < r.u.grid().block_count(); ++b) CHECK((r.u.owner(b) == -1 && r.u.here(b)));
+  };
+  check_short_fat(ts::linalg::svd(ts::transpose(p), world), ts::linalg::svd(ts::transpose(a * 2.0), ts::host{1}));
+  check_short_fat(ts::linalg::svd_compressed(ts::transpose(p), 2, world, {.seed = 3}),
+                  ts::linalg::svd_compressed(ts::transpose(a * 2.0), 2, ts::host{1}, {.seed = 3}));
 }
