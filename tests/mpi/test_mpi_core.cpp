@@ -3,8 +3,8 @@
 // also checked bitwise against a one-process evaluation (support/one_process.hpp).
 #include <tessera/mpi.hpp>
 
-#include "../support/one_process.hpp"
 #define TESSERA_TEST_BACKENDS tessera::mpi<tessera::host>
+#include "../support/one_process.hpp"
 #include "../test_core.cpp"
 
 #include "../support/one_process_summary.hpp"

@@ -3,8 +3,8 @@
 // also checked bitwise against a one-process evaluation (support/one_process.hpp).
 #include <tessera/linalg_mpi.hpp>
 
-#include "../support/one_process_linalg.hpp"
 #define TESSERA_TEST_BACKENDS tessera::mpi<tessera::host>
+#include "../support/one_process_linalg.hpp"
 #include "../test_linalg.cpp"
 
 #include "../support/one_process_summary.hpp"
