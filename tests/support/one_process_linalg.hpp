@@ -14,6 +14,12 @@ void check_factor_same_as_one_process(const D& ranks, const One& one, const tess
   if (pol.root >= 0 && pol.rank() != pol.root) return;
   check_same_as_one_process<T>(got, tessera::compute(one, pol.local));
 }
+template <class T, class R, class One>
+void check_svd_same_as_one_process(const R& r, const One& one, const tessera::mpi<tessera::host>& pol) {
+  check_factor_same_as_one_process<T>(r.u, one.u, pol);
+  check_factor_same_as_one_process<T>(r.s, one.s, pol);
+  check_factor_same_as_one_process<T>(r.vt, one.vt, pol);
+}
 }  // namespace testing
 
 // Each is more specialized than the library's overload for mpi<L>, which it calls (explicit
@@ -40,9 +46,7 @@ auto svd(const X& a, const mpi<host>& pol, const tsqr_options& opt = {}) {
   using T = detail::real_of<X>;
   auto r = svd<X, host>(a, pol, opt);
   auto one = svd(a, pol.local, opt);
-  testing::check_factor_same_as_one_process<T>(r.u, one.u, pol);
-  testing::check_factor_same_as_one_process<T>(r.s, one.s, pol);
-  testing::check_factor_same_as_one_process<T>(r.vt, one.vt, pol);
+  testing::check_svd_same_as_one_process<T>(r, one, pol);
   return r;
 }
 
@@ -51,9 +55,7 @@ auto svd_compressed(const X& a, index_t k, const mpi<host>& pol, const svd_compr
   using T = detail::real_of<X>;
   auto r = svd_compressed<X, host>(a, k, pol, opt);
   auto one = svd_compressed(a, k, pol.local, opt);
-  testing::check_factor_same_as_one_process<T>(r.u, one.u, pol);
-  testing::check_factor_same_as_one_process<T>(r.s, one.s, pol);
-  testing::check_factor_same_as_one_process<T>(r.vt, one.vt, pol);
+  testing::check_svd_same_as_one_process<T>(r, one, pol);
   return r;
 }
 
