@@ -13,6 +13,8 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -196,6 +198,8 @@ inline bytes encode(const byte_codec& c, const std::byte* in, std::size_t n) {
     case byte_codec::kind::zlib: return codec_impl::deflate_encode(c, in, n, false);
     case byte_codec::kind::gzip: return codec_impl::deflate_encode(c, in, n, true);
     default: {
+      if (n > std::numeric_limits<std::size_t>::max() - 4)  // n + 4 would wrap
+        throw std::length_error("tessera: cannot encode " + std::to_string(n) + " bytes (too large)");
       bytes out(n + 4);
       std::memcpy(out.data(), in, n);
       const std::uint32_t v = crc32c(in, n);
