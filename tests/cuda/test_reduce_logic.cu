@@ -137,3 +137,31 @@ TEST_CASE("fold segments cover every element once", "[cuda][reduce]") {
   CHECK(cuda_backend::fold_segments(1, 100) == 1);
   CHECK(cuda_backend::fold_segments(1 << 20, 1 << 20) * (1 << 20) <= (1 << 22));
 }
+
+TEST_CASE("device fold of strided views of random normals equals the host chunk fold",
+          "[cuda][reduce]") {
+  // A view of step 2 along the last axis reads whole Box-Muller pairs (neighbours on its lines,
+  // line gap 1); steps 1 (pairs two apart, line gap 2) and 3 (no pairs) for contrast.
+  using namespace ts::placeholders;
+  const auto seed = test_seed(3141);
+  std::mt19937_64 rng(seed);
+  ts::reducers::amin<double> mn;
+  ts::reducers::argmax<double> am;
+  for (int it = 0; it < 80; ++it) {
+    const ts::shape_t shape{ts::index_t(1 + rng() % 9), ts::index_t(1 + rng() % 31)};
+    const ts::index_t c0 = ts::index_t(rng() % std::uint64_t(std::min<ts::index_t>(4, shape[1])));
+    const ts::index_t step = 1 + ts::index_t(rng() % 3);
+    INFO("seed " << seed << " iteration " << it << " shape " << describe(shape) << " start " << c0
+                 << " step " << step);
+    auto x = ts::random::default_rng(seed + std::uint64_t(it)).normal<double>(10, 1, shape,
+                                                                              random_chunks(rng, shape));
+    auto v = ts::view(x + 1.0, ts::range(_, _, 2), ts::range(c0, _, step));
+    ts::reduce_spec spec;
+    spec.mask = unsigned(rng() % 4);
+    compare_folds(rng, v, mn, spec, [](double a, double b) { return a == b; });
+    ts::reduce_spec as;
+    as.flat_index = true;
+    as.mask = 3u;
+    compare_folds(rng, v, am, as, [](const auto& a, const auto& b) { return a.i == b.i && a.v == b.v; });
+  }
+}

@@ -129,15 +129,21 @@ struct line_base {
   }
 };
 
-/// Lines that can produce two consecutive elements more cheaply than one at a time (random
-/// normals: one Box-Muller pair gives both). Such a line has
+/// Lines that can produce two elements more cheaply than one at a time (random normals: one
+/// Box-Muller pair gives both). Such a line has
 ///   pair_phase()       -1: pairs unusable on this line; else the first j where they start
-///                      (pairs are (j, j + 1) for j = phase, phase + 2, ...)
-///   pair(j, a, b)      a = line(j), b = line(j + 1), bitwise the same values
+///   pair_gap()         g = 1 or 2, the distance between the two elements of a pair (only
+///                      meaningful when pair_phase() >= 0): pairs are (j, j + g) for
+///                      j = phase + 2 g t + k, t = 0, 1, ..., k < g (g = 1: (j, j + 1) for
+///                      j = phase, phase + 2, ...; g = 2: (j, j + 2) and (j + 1, j + 3) for
+///                      j = phase, phase + 4, ...)
+///   pair(j, a, b)      a = line(j), b = line(j + g) for j the first element of a pair, bitwise
+///                      the same values
 /// The device fold walks a line in pairs when it has them (backend/cuda/fold.cuh).
 template <class L>
 concept paired_line = requires(const L& l, index_t j, typename L::value_type& v) {
   { l.pair_phase() } -> std::convertible_to<int>;
+  { l.pair_gap() } -> std::convertible_to<int>;
   l.pair(j, v, v);
 };
 

@@ -33,19 +33,28 @@ struct elementwise_line_of<std::index_sequence<I...>, Op, L...> {
 
   TESSERA_HD value_type operator()(index_t j) const { return op(detail::get<I>(ls)(j)...); }
   /// Pairs when an operand has them (paired_line): -1 when a paired operand cannot pair here
-  /// or two paired operands start their pairs at different j.
+  /// or two paired operands pair different elements (another phase or gap).
   static constexpr bool paired = (paired_line<L> || ...);
   TESSERA_HD int pair_phase() const
     requires paired
   {
-    int phase = 2;  // 2: no constraint yet
-    (merge_phase(detail::get<I>(ls), phase), ...);
-    return phase == 2 ? -1 : phase;
+    int phase = -2, gap = 0;  // -2: no constraint yet
+    (merge_pairing(detail::get<I>(ls), phase, gap), ...);
+    return phase < 0 ? -1 : phase;
+  }
+  /// The first paired operand's gap (all paired operands agree when pair_phase() >= 0).
+  TESSERA_HD int pair_gap() const
+    requires paired
+  {
+    int gap = 0;
+    (first_gap(detail::get<I>(ls), gap), ...);
+    return gap;
   }
   TESSERA_HD void pair(index_t j, value_type& a, value_type& b) const
     requires paired
   {
-    const detail::pack<two<L>...> ps{{operand_pair(detail::get<I>(ls), j)}...};
+    const index_t gap = pair_gap();
+    const detail::pack<two<L>...> ps{{operand_pair(detail::get<I>(ls), j, gap)}...};
     a = op(detail::get<I>(ps).first...);
     b = op(detail::get<I>(ps).second...);
   }
@@ -61,23 +70,35 @@ struct elementwise_line_of<std::index_sequence<I...>, Op, L...> {
 
  private:
   template <class C>
-  TESSERA_HD static void merge_phase(const C& l, int& phase) {
+  TESSERA_HD static void merge_pairing(const C& l, int& phase, int& gap) {
     if constexpr (paired_line<C>) {
+      if (phase == -1) return;
       const int p = l.pair_phase();
-      phase = (p < 0 || (phase != 2 && phase != p)) ? -1 : p;
+      const int g = p < 0 ? 0 : l.pair_gap();
+      if (p < 0 || (phase != -2 && (phase != p || gap != g))) {
+        phase = -1;
+      } else {
+        phase = p;
+        gap = g;
+      }
     }
+  }
+  template <class C>
+  TESSERA_HD static void first_gap(const C& l, int& gap) {
+    if constexpr (paired_line<C>)
+      if (gap == 0) gap = l.pair_gap();
   }
   template <class C>
   struct two {
     typename C::value_type first, second;
   };
   template <class C>
-  TESSERA_HD static two<C> operand_pair(const C& l, index_t j) {
+  TESSERA_HD static two<C> operand_pair(const C& l, index_t j, index_t gap) {
     two<C> r;
     if constexpr (paired_line<C>) l.pair(j, r.first, r.second);
     else {
       r.first = l(j);
-      r.second = l(j + 1);
+      r.second = l(j + gap);
     }
     return r;
   }

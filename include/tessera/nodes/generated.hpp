@@ -15,9 +15,16 @@ namespace tessera {
 namespace detail {
 template <class F>
 concept batched_fn = requires { F::batched; } && F::batched;
-/// A flat-index function with f.pair(flat, a, b) = f(flat), f(flat + 1) for even flat.
+/// A flat-index function with f.pair(flat, a, b) = f(flat), f(flat + F::pair_gap) for flat
+/// the first element of a pair: pair_gap 1 (or no member): flat even; pair_gap 2: bit 1 of flat
+/// clear (pairs (4g, 4g + 2) and (4g + 1, 4g + 3): random normals, random/philox_array.hpp).
 template <class F>
 concept paired_fn = requires(const F& f, index_t i, typename F::value_type& v) { f.pair(i, v, v); };
+template <class F>
+constexpr int pair_gap_of() {
+  if constexpr (requires { F::pair_gap; }) return int(F::pair_gap);
+  else return 1;
+}
 }  // namespace detail
 
 /// Line over a flat-index function: element j is f(flat0 + j * dflat).
@@ -28,16 +35,26 @@ struct generated_line : line_base<generated_line<F>> {
   F f;
   index_t flat0, dflat;
   TESSERA_HD value_type operator()(index_t j) const { return f(flat0 + j * dflat); }
-  /// Pairs (even flat index, flat + 1) along a contiguous line (paired_line).
+  /// The function's pairs as line pairs (core/expression.hpp, paired_line): with flat pairs
+  /// (i, i + g), a line of step g pairs neighbours (line gap 1) and, for g = 2, a contiguous line
+  /// pairs elements two apart (line gap 2); other steps do not pair.
   TESSERA_HD int pair_phase() const
     requires detail::paired_fn<F>
   {
-    return dflat == 1 ? int(flat0 & 1) : -1;
+    constexpr int g = detail::pair_gap_of<F>();
+    if (dflat == g) return (flat0 & g) ? 1 : 0;  // line gap 1: first j with bit g of flat clear
+    if (g == 2 && dflat == 1) return int((4 - (flat0 & 3)) & 3);  // line gap 2: first j at 4g
+    return -1;
+  }
+  TESSERA_HD int pair_gap() const
+    requires detail::paired_fn<F>
+  {
+    return detail::pair_gap_of<F>() == 2 && dflat == 1 ? 2 : 1;
   }
   TESSERA_HD void pair(index_t j, value_type& a, value_type& b) const
     requires detail::paired_fn<F>
   {
-    f.pair(flat0 + j, a, b);
+    f.pair(flat0 + j * dflat, a, b);
   }
   void fill(index_t j0, index_t n, value_type* out) const {
     if constexpr (batched) f.fill(flat0 + j0 * dflat, dflat, n, out);

@@ -59,11 +59,14 @@ struct uniform_dist {
 
 /// Normal(loc, scale) by Box-Muller: double, one block per pair (elements 2p, 2p + 1 = r cos,
 /// r sin); float, one block per two pairs (words 2j, 2j + 1 feed elements 4b + 2j, 4b + 2j + 1).
+/// These are the distribution's element numbers: in the array, pairs are two apart (array
+/// element i is element swap_low_bits(i), philox_array.hpp), so [::2] selects whole pairs.
 template <class T>
 struct normal_dist {
   static_assert(std::is_floating_point_v<T>);
   using value_type = T;
   static constexpr int epb = std::is_same_v<T, double> ? 2 : 4;
+  static constexpr bool pairs_two_apart = true;
   T loc = 0, scale = 1;
   TESSERA_HD TESSERA_INLINE T map(T z) const { return math::fmad(scale, z, loc); }
   /// The standard-normal pair that holds element `slot` of the block.
@@ -140,6 +143,7 @@ template <class T>
 struct lognormal_dist {
   using value_type = T;
   static constexpr int epb = normal_dist<T>::epb;
+  static constexpr bool pairs_two_apart = true;  // the normals' layout
   normal_dist<T> normal;  // loc = mean, scale = sigma
   TESSERA_HD TESSERA_INLINE T element(const u32x4& w, int slot, const site& s) const {
     return math::exp(normal.element(w, slot, s));

@@ -9,6 +9,10 @@
 //
 // philox_array<D> is that element function of the flat index, a pure function of
 // (key, stream, flat); a ts::generated<philox_array<D>> leaf wraps it (nodes/generated.hpp).
+// A distribution whose elements come in pairs (normals: Box-Muller) may declare
+// `pairs_two_apart`: then array element i is D's element swap_low_bits(i), so that D's pair
+// (2p, 2p + 1) sits at array elements 4g + {0, 2} or 4g + {1, 3} and a stride-2 view selects
+// both halves of every pair it touches (docs/random.md, "Pairs two apart").
 #pragma once
 #include <algorithm>
 #include <concepts>
@@ -95,7 +99,19 @@ concept has_blocks = requires(const D& d, const std::uint32_t* p, typename D::va
 template <class D>
 concept has_lanes = requires(const D& d, const std::uint32_t* p, const std::uint64_t* i,
                              typename D::value_type* o) { d.lanes(p, p, p, p, i, 1, o); };
+/// Optional layout member `static constexpr bool pairs_two_apart = true`: D makes its elements
+/// in pairs (2p, 2p + 1) (it has `pair`) and array element i is D's element swap_low_bits(i).
+/// D's `blocks`, if any, must not depend on the blocks being consecutive (its `first` site is
+/// then only the first block's): stride-2 views call it on every other block.
+template <class D>
+concept pairs_two_apart = requires { D::pairs_two_apart; } && bool(D::pairs_two_apart);
 }  // namespace detail
+
+/// i with bits 0 and 1 exchanged (an involution): the array-to-distribution element order of
+/// pairs_two_apart distributions.
+TESSERA_HD constexpr std::uint64_t swap_low_bits(std::uint64_t i) {
+  return (i & ~std::uint64_t(3)) | ((i & 1u) << 1) | ((i >> 1) & 1u);
+}
 
 /// The element functor of a random array: element `flat` of distribution D on (key, stream).
 template <distribution D>
@@ -103,21 +119,31 @@ struct philox_array {
   using value_type = typename D::value_type;
   static constexpr bool batched = true;
   static constexpr int epb = D::epb;
+  static constexpr bool two_apart = detail::pairs_two_apart<D>;
+  /// Distance between the two array elements of a pair (nodes/generated.hpp, paired_fn).
+  static constexpr int pair_gap = two_apart ? 2 : 1;
   philox::key key;
   std::uint64_t stream = 0;
   D dist;
 
+  /// D's element index of array element i.
+  TESSERA_HD static std::uint64_t order(std::uint64_t i) {
+    if constexpr (two_apart) return swap_low_bits(i);
+    else return i;
+  }
+
   TESSERA_HD value_type operator()(index_t flat) const {
-    const std::uint64_t i = std::uint64_t(flat);
+    const std::uint64_t i = order(std::uint64_t(flat));
     const u32x4 w = philox::at(key, stream, i / epb);
     return dist.element(w, int(i % epb), site{key, stream, i});
   }
-  /// Elements flat and flat + 1 (flat even) from one Philox block and one transform, when
-  /// the distribution makes two at once (normal: a Box-Muller pair). Bitwise as operator().
+  /// Elements flat and flat + pair_gap (flat the first of a pair: even, or with bit 1 clear when
+  /// pairs are two apart) from one Philox block and one transform, when the distribution makes
+  /// two at once (normal: a Box-Muller pair). Bitwise as operator().
   TESSERA_HD void pair(index_t flat, value_type& a, value_type& b) const
     requires requires(const D& d, const u32x4& w, value_type& v) { d.pair(w, 0, v, v); }
   {
-    const std::uint64_t i = std::uint64_t(flat);
+    const std::uint64_t i = order(std::uint64_t(flat));
     dist.pair(philox::at(key, stream, i / epb), int(i % epb), a, b);
   }
 
@@ -125,8 +151,17 @@ struct philox_array {
   void fill(index_t flat0, index_t dflat, index_t n, value_type* out) const {
     while (n > 0) {
       const int m = int(std::min<index_t>(n, batch_size));
-      if (dflat == 1) fill_contiguous(std::uint64_t(flat0), m, out);
-      else fill_lanes(std::uint64_t(flat0), std::uint64_t(dflat), m, out);
+      if (dflat == 1) {
+        if constexpr (two_apart) fill_two_apart(std::uint64_t(flat0), m, out);
+        else fill_contiguous(std::uint64_t(flat0), 1, m, out);
+      } else if (stride2_blocks && dflat == 2) {
+        // Stride 2 over pairs two apart: D's elements 4g + 2 (flat0 & 1) + {0, 1} for
+        // consecutive g, that is both elements of every other block.
+        const std::uint64_t f = std::uint64_t(flat0);
+        fill_contiguous((f & ~std::uint64_t(3)) | ((f & 1u) << 1) | ((f >> 1) & 1u), 2, m, out);
+      } else {
+        fill_lanes(std::uint64_t(flat0), std::uint64_t(dflat), m, out);
+      }
       flat0 += index_t(m) * dflat;
       out += m;
       n -= m;
@@ -134,21 +169,24 @@ struct philox_array {
   }
 
  private:
-  static constexpr int max_blocks = int(batch_size) + 2;
+  static constexpr int max_blocks = int(batch_size) + 8;
+  static constexpr bool stride2_blocks = two_apart && epb == 2 && detail::has_blocks<D>;
 
-  void fill_contiguous(std::uint64_t flat0, int n, value_type* out) const {
-    const std::uint64_t b0 = flat0 / epb;
-    const int nb = int((flat0 + std::uint64_t(n) - 1) / epb - b0) + 1;
+  /// D's elements i0, i0 + 1, ..., i0 + n - 1 (bstride 1), or, with bstride 2 (epb 2), the n
+  /// elements from i0 on of blocks i0 / 2, i0 / 2 + 2, i0 / 2 + 4, ...
+  void fill_contiguous(std::uint64_t i0, int bstride, int n, value_type* out) const {
+    const std::uint64_t b0 = i0 / epb;
+    const int skip = int(i0 - b0 * epb);
+    const int nb = (skip + n + epb - 1) / epb;
     alignas(64) std::uint32_t lo[max_blocks], hi[max_blocks];
     alignas(64) std::uint32_t x[max_blocks], y[max_blocks], z[max_blocks], w[max_blocks];
     for (int j = 0; j < nb; ++j) {
-      const std::uint64_t b = b0 + std::uint64_t(j);
+      const std::uint64_t b = b0 + std::uint64_t(j) * std::uint64_t(bstride);
       lo[j] = std::uint32_t(b);
       hi[j] = std::uint32_t(b >> 32);
     }
     philox::batch(key, stream, lo, hi, nb, x, y, z, w);
     const site first{key, stream, b0 * epb};
-    const int skip = int(flat0 - b0 * epb);
     if constexpr (detail::has_blocks<D>) {
       if (skip == 0 && nb * epb == n) {  // aligned: write straight into out
         dist.blocks(x, y, z, w, nb, out, first);
@@ -166,24 +204,39 @@ struct philox_array {
     }
   }
 
+  /// Array elements flat0 .. flat0 + n - 1 of a pairs_two_apart D: D's elements of the whole
+  /// groups of four that hold them, then the groups' middle elements exchanged.
+  void fill_two_apart(std::uint64_t flat0, int n, value_type* out) const {
+    const std::uint64_t g0 = flat0 & ~std::uint64_t(3);
+    const int skip = int(flat0 - g0), len = (skip + n + 3) & ~3;
+    if (skip == 0 && len == n) {  // whole groups: in place
+      fill_contiguous(g0, 1, n, out);
+      for (int q = 0; q < n; q += 4) std::swap(out[q + 1], out[q + 2]);
+      return;
+    }
+    alignas(64) value_type r[batch_size + 8];
+    fill_contiguous(g0, 1, len, r);
+    for (int q = 0; q < len; q += 4) std::swap(r[q + 1], r[q + 2]);
+    std::copy(r + skip, r + skip + n, out);
+  }
+
   void fill_lanes(std::uint64_t flat0, std::uint64_t dflat, int n, value_type* out) const {
     alignas(64) std::uint32_t lo[max_blocks], hi[max_blocks];
     alignas(64) std::uint32_t x[max_blocks], y[max_blocks], z[max_blocks], w[max_blocks];
+    alignas(64) std::uint64_t idx[max_blocks];
     for (int k = 0; k < n; ++k) {
-      const std::uint64_t b = (flat0 + std::uint64_t(k) * dflat) / epb;
+      idx[k] = order(flat0 + std::uint64_t(k) * dflat);
+      const std::uint64_t b = idx[k] / epb;
       lo[k] = std::uint32_t(b);
       hi[k] = std::uint32_t(b >> 32);
     }
     philox::batch(key, stream, lo, hi, n, x, y, z, w);
     if constexpr (detail::has_lanes<D>) {
-      alignas(64) std::uint64_t idx[max_blocks];
-      for (int k = 0; k < n; ++k) idx[k] = flat0 + std::uint64_t(k) * dflat;
       dist.lanes(x, y, z, w, idx, n, out);
     } else {
-      for (int k = 0; k < n; ++k) {
-        const std::uint64_t i = flat0 + std::uint64_t(k) * dflat;
-        out[k] = dist.element(u32x4{{x[k], y[k], z[k], w[k]}}, int(i % epb), site{key, stream, i});
-      }
+      for (int k = 0; k < n; ++k)
+        out[k] = dist.element(u32x4{{x[k], y[k], z[k], w[k]}}, int(idx[k] % epb),
+                              site{key, stream, idx[k]});
     }
   }
 };

@@ -79,17 +79,27 @@ TESSERA_HD void fold_segment(const Op& op, const Acc& acc, const fold_layout& L,
     const index_t dg = L.istride[la];
     index_t j = 0;
     if constexpr (paired_line<decltype(line)>) {  // two elements per transform (normals)
+      using V = typename decltype(line)::value_type;
       const int phase = line.pair_phase();
       if (phase >= 0) {
-        if (phase == 1 && run > 0) {
-          op.add(st, T(line(0)), g);
-          j = 1;
-        }
-        for (; j + 1 < run; j += 2) {
-          typename decltype(line)::value_type a, b;
-          line.pair(j, a, b);
-          op.add(st, T(a), g + j * dg);
-          op.add(st, T(b), g + (j + 1) * dg);
+        for (; j < phase && j < run; ++j) op.add(st, T(line(j)), g + j * dg);
+        if (line.pair_gap() == 1) {  // pairs (j, j + 1)
+          for (; j + 1 < run; j += 2) {
+            V a, b;
+            line.pair(j, a, b);
+            op.add(st, T(a), g + j * dg);
+            op.add(st, T(b), g + (j + 1) * dg);
+          }
+        } else {  // pairs (j, j + 2) and (j + 1, j + 3), added in element order
+          for (; j + 3 < run; j += 4) {
+            V a0, a1, a2, a3;
+            line.pair(j, a0, a2);
+            line.pair(j + 1, a1, a3);
+            op.add(st, T(a0), g + j * dg);
+            op.add(st, T(a1), g + (j + 1) * dg);
+            op.add(st, T(a2), g + (j + 2) * dg);
+            op.add(st, T(a3), g + (j + 3) * dg);
+          }
         }
       }
     }
