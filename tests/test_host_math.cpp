@@ -1,5 +1,6 @@
-// exp and log of host element code (core/host_math.hpp): within 1 ulp (exp) and 2 ulp (log) of
-// glibc over the whole range, IEEE special values, and the same through ts::exp / ts::log.
+// exp, log, sin and cos of host element code (core/host_math.hpp): within 1 ulp (exp, sin, cos)
+// and 2 ulp (log) of glibc over the whole range, IEEE special values, and the same through
+// ts::exp / ts::log / ts::sin / ts::cos (sin and cos: batches bitwise equal to per-element calls).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -109,5 +110,152 @@ TEST_CASE("ts::exp and ts::log of arrays use them, in every chunk kernel", "[mat
     INFO("x = " << xs.flat(i));
     CHECK(ulps(e.flat(i), std::exp(xs.flat(i))) <= 1);
     CHECK(ulps(l.flat(i), std::log(std::fabs(xs.flat(i)))) <= 2);
+  }
+}
+
+namespace {
+/// Worst ulp distance of host_math::sin and cos from libm's over inputs drawn by `draw`.
+template <class T, class Draw>
+void check_trig(const char* what, Draw draw, int count) {
+  double worst_sin = 0, worst_cos = 0;
+  T at_sin = 0, at_cos = 0;
+  for (int i = 0; i < count; ++i) {
+    const T x = draw();
+    const double es = ulps(hm::sin(x), T(std::sin(x)));
+    if (es > worst_sin) worst_sin = es, at_sin = x;
+    const double ec = ulps(hm::cos(x), T(std::cos(x)));
+    if (ec > worst_cos) worst_cos = ec, at_cos = x;
+  }
+  INFO(what << ": worst sin " << worst_sin << " ulp at " << at_sin << ", worst cos " << worst_cos
+            << " ulp at " << at_cos);
+  CHECK(worst_sin <= 1);
+  CHECK(worst_cos <= 1);
+}
+}  // namespace
+
+TEST_CASE("host sin and cos are within 1 ulp of libm", "[math]") {
+  const auto seed = testing::test_seed(2611);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  check_trig<double>("|x| < 4", [&] { return 4 * unit(rng); }, 300000);
+  check_trig<double>("every binade below 2^31", [&] { return std::ldexp(unit(rng), int(rng() % 32)); }, 300000);
+  check_trig<double>("tiny", [&] { return std::ldexp(unit(rng), -int(rng() % 1080)); }, 100000);
+  // Next to multiples of pi / 2, where the reduction cancels: n pi / 2 rounded, and a few ulp off.
+  check_trig<double>("near n pi / 2", [&] {
+    double x = double(rng() % (std::uint64_t(1) << 30)) * (M_PI / 2);
+    for (int k = int(rng() % 4); k > 0; --k) x = std::nextafter(x, (rng() & 1) ? 1e300 : -1e300);
+    return x;
+  }, 300000);
+  check_trig<double>("above 2^30 (libm)", [&] { return std::ldexp(unit(rng), 31 + int(rng() % 990)); }, 20000);
+  std::uniform_real_distribution<float> unitf(-1, 1);
+  check_trig<float>("float, every binade", [&] { return std::ldexp(unitf(rng), int(rng() % 160) - 128); }, 300000);
+}
+
+TEST_CASE("host sin and cos give IEEE special values", "[math]") {
+  using L = std::numeric_limits<double>;
+  using F = std::numeric_limits<float>;
+  const double zero = 0.0;
+  CHECK(hm::sin(zero) == 0.0);
+  CHECK(!std::signbit(hm::sin(zero)));
+  CHECK(std::signbit(hm::sin(-zero)));
+  CHECK(std::signbit(hm::sin(-0.0f)));
+  CHECK(hm::cos(zero) == 1.0);
+  CHECK(hm::cos(-zero) == 1.0);
+  CHECK(std::isnan(hm::sin(L::infinity())));
+  CHECK(std::isnan(hm::cos(-L::infinity())));
+  CHECK(std::isnan(hm::sin(L::quiet_NaN())));
+  CHECK(std::isnan(hm::cos(F::quiet_NaN())));
+  CHECK(hm::sin(L::denorm_min()) == L::denorm_min());
+  CHECK(hm::sin(1e300) == std::sin(1e300));
+  CHECK(hm::cos(-0x1p30) == std::cos(-0x1p30));  // the first argument that is libm's
+  CHECK(ulps(hm::sin(std::nextafter(0x1p30, 0.0)), std::sin(std::nextafter(0x1p30, 0.0))) <= 1);
+}
+
+TEST_CASE("ts::sin and ts::cos of arrays: batches equal per-element calls, in every chunk kernel",
+          "[math]") {
+  const auto seed = testing::test_seed(2612);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  // Mostly ordinary arguments, some beyond 2^30 and non-finite ones, in random places of rows
+  // longer than a batch (the libm pass redoes them inside the vectorized batch).
+  xt::xarray<double> d = xt::zeros<double>({7, 600});
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    const auto k = rng() % 50;
+    d.flat(i) = k == 0 ? std::ldexp(unit(rng), 40 + int(rng() % 900))
+                : k == 1 ? (rng() & 1 ? std::numeric_limits<double>::infinity() : std::nan(""))
+                         : std::ldexp(unit(rng), int(rng() % 12));
+  }
+  const ts::chunks_t chunks = testing::random_chunks(rng, {7, 600});
+  auto x = ts::from_xtensor(d, chunks);
+  const auto s = ts::compute(ts::sin(x), ts::host{.threads = 2});
+  const auto c = ts::compute(ts::cos(x) * 2.0, ts::host{.threads = 2});
+  const auto sf = ts::compute(ts::sin(ts::cast<float>(x)), ts::host{.threads = 1});
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    INFO("x = " << d.flat(i));
+    const double ws = hm::sin(d.flat(i)), wc = hm::cos(d.flat(i)) * 2.0;
+    const float wf = hm::sin(float(d.flat(i)));
+    REQUIRE(std::memcmp(&s.flat(i), &ws, sizeof ws) == 0);
+    REQUIRE(std::memcmp(&c.flat(i), &wc, sizeof wc) == 0);
+    REQUIRE(std::memcmp(&sf.flat(i), &wf, sizeof wf) == 0);
+    CHECK(ulps(s.flat(i), std::sin(d.flat(i))) <= 1);
+  }
+  // and through a reduction (the fold's batches): the same sums as of the computed values
+  const xt::xarray<double> finite = xt::where(xt::isfinite(d), d, 0.5);
+  auto y = ts::from_xtensor(finite, chunks);
+  const double folded = ts::sum(ts::sin(y)).item(ts::host{.threads = 1});
+  const double stored = ts::sum(ts::from_xtensor(xt::xarray<double>(ts::compute(ts::sin(y))), chunks))
+                            .item(ts::host{.threads = 1});
+  CHECK(folded == stored);
+}
+
+TEST_CASE("host tanh is within 2 ulp of libm, with IEEE special values", "[math]") {
+  const auto seed = testing::test_seed(2613);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  double worst = 0, worst_f = 0, at = 0;
+  for (int i = 0; i < 400000; ++i) {
+    const double x = std::ldexp(unit(rng), int(rng() % 40) - 30);  // both branches, to +-1
+    const double e = ulps(hm::tanh(x), std::tanh(x));
+    if (e > worst) worst = e, at = x;
+    const float xf = float(x);
+    worst_f = std::max(worst_f, ulps(hm::tanh(xf), std::tanh(xf)));
+  }
+  INFO("worst " << worst << " ulp at " << at << ", float " << worst_f);
+  CHECK(worst <= 2);
+  CHECK(worst_f <= 2);
+  using L = std::numeric_limits<double>;
+  const double zero = 0.0;
+  CHECK(std::signbit(hm::tanh(-zero)));
+  CHECK(hm::tanh(zero) == 0.0);
+  CHECK(hm::tanh(L::infinity()) == 1.0);
+  CHECK(hm::tanh(-L::infinity()) == -1.0);
+  CHECK(hm::tanh(800.0) == 1.0);
+  CHECK(std::isnan(hm::tanh(L::quiet_NaN())));
+  CHECK(hm::tanh(L::denorm_min()) == L::denorm_min());
+  // through ts::tanh and ts::sqrt (sqrt's batches: the vector lanes' IEEE square roots)
+  xt::xarray<double> d = xt::zeros<double>({3, 700});
+  for (std::size_t i = 0; i < d.size(); ++i) d.flat(i) = std::ldexp(unit(rng), int(rng() % 20) - 10);
+  d.flat(5) = -4.0;
+  d.flat(6) = -zero;
+  d.flat(7) = L::infinity();
+  auto x = ts::from_xtensor(d, testing::random_chunks(rng, {3, 700}));
+  const auto t = ts::compute(ts::tanh(x), ts::host{.threads = 2});
+  const auto r = ts::compute(ts::sqrt(x), ts::host{.threads = 2});
+  const auto rf = ts::compute(ts::sqrt(ts::cast<float>(x)), ts::host{.threads = 1});
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    INFO("x = " << d.flat(i));
+    const double wt = hm::tanh(d.flat(i)), wr = std::sqrt(d.flat(i));
+    const float wrf = std::sqrt(float(d.flat(i)));
+    REQUIRE(std::memcmp(&t.flat(i), &wt, sizeof wt) == 0);
+    if (std::isnan(wr)) {
+      CHECK(std::isnan(r.flat(i)));
+      CHECK(std::isnan(rf.flat(i)));
+    } else {
+      REQUIRE(std::memcmp(&r.flat(i), &wr, sizeof wr) == 0);
+      REQUIRE(std::memcmp(&rf.flat(i), &wrf, sizeof wrf) == 0);
+    }
   }
 }

@@ -13,20 +13,31 @@ namespace tessera::portable_math {
 #define TESSERA_MATH1(name)                                            \
   TESSERA_HD inline float name(float x) { return ::name##f(x); }       \
   TESSERA_HD inline double name(double x) { return ::name(x); }
-// exp and log: on the host the branch-free versions of host_math.hpp (they vectorize inside the
-// chunk kernels; exp within 1 ulp, log within 2 ulp of glibc), on the device CUDA's.
+// exp, log, sin and cos: on the host the versions of host_math.hpp (they vectorize inside the
+// chunk kernels; exp, sin and cos within 1 ulp, log within 2 ulp of glibc), on the device CUDA's.
 #if defined(__CUDA_ARCH__)
 TESSERA_MATH1(exp)
 TESSERA_MATH1(log)
+TESSERA_MATH1(sin)
+TESSERA_MATH1(cos)
 #else
 TESSERA_HD inline float exp(float x) { return host_math::exp(x); }
 TESSERA_HD inline double exp(double x) { return host_math::exp(x); }
 TESSERA_HD inline float log(float x) { return host_math::log(x); }
 TESSERA_HD inline double log(double x) { return host_math::log(x); }
+TESSERA_HD inline float sin(float x) { return host_math::sin(x); }
+TESSERA_HD inline double sin(double x) { return host_math::sin(x); }
+TESSERA_HD inline float cos(float x) { return host_math::cos(x); }
+TESSERA_HD inline double cos(double x) { return host_math::cos(x); }
+#endif
+// tanh: on the host the branch-free version of host_math.hpp (within 2 ulp of glibc).
+#if defined(__CUDA_ARCH__)
+TESSERA_MATH1(tanh)
+#else
+TESSERA_HD inline float tanh(float x) { return host_math::tanh(x); }
+TESSERA_HD inline double tanh(double x) { return host_math::tanh(x); }
 #endif
 TESSERA_MATH1(sqrt)
-TESSERA_MATH1(sin)
-TESSERA_MATH1(cos)
 TESSERA_MATH1(fabs)
 // The rest of NumPy's floating ufuncs: libm on the host (scalar calls), CUDA's on the device.
 TESSERA_MATH1(tan)
@@ -35,7 +46,6 @@ TESSERA_MATH1(acos)
 TESSERA_MATH1(atan)
 TESSERA_MATH1(sinh)
 TESSERA_MATH1(cosh)
-TESSERA_MATH1(tanh)
 TESSERA_MATH1(asinh)
 TESSERA_MATH1(acosh)
 TESSERA_MATH1(atanh)

@@ -27,7 +27,11 @@ using elementwise_line = elementwise_line_of<std::index_sequence_for<L...>, Op, 
 template <std::size_t... I, class Op, class... L>
 struct elementwise_line_of<std::index_sequence<I...>, Op, L...> {
   using value_type = decltype(std::declval<Op>()(std::declval<typename L::value_type>()...));
-  static constexpr bool batched = (L::batched || ...);
+  /// A unary op with a host batch form (ops::sin, ops::cos: fill_batch) runs once per batch.
+  static constexpr bool op_batch =
+      sizeof...(L) == 1 && requires(const Op& o, const typename L::value_type*... in, index_t n,
+                                    value_type* out) { o.fill_batch(in..., n, out); };
+  static constexpr bool batched = op_batch || (L::batched || ...);
   detail::pack<L...> ls;
   Op op;
 
@@ -59,7 +63,11 @@ struct elementwise_line_of<std::index_sequence<I...>, Op, L...> {
     b = op(detail::get<I>(ps).second...);
   }
   void fill(index_t j0, index_t n, value_type* out) const {
-    if constexpr (!batched) {
+    if constexpr (op_batch) {
+      detail::pack<std::array<typename L::value_type, batch_size>...> buf;
+      (detail::get<I>(ls).fill(j0, n, detail::get<I>(buf).data()), ...);
+      op.fill_batch(detail::get<I>(buf).data()..., n, out);
+    } else if constexpr (!batched) {
       for (index_t k = 0; k < n; ++k) out[k] = (*this)(j0 + k);
     } else {
       detail::pack<std::array<typename L::value_type, batch_size>...> buf;

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "../core/math.hpp"
+#include "../core/vector_sqrt.hpp"
 #include "../core/promote.hpp"
 
 namespace tessera::ops {
@@ -96,10 +97,42 @@ struct absolute {
   };
 TESSERA_FLOAT_UNARY(exp)
 TESSERA_FLOAT_UNARY(log)
-TESSERA_FLOAT_UNARY(sqrt)
-TESSERA_FLOAT_UNARY(sin)
-TESSERA_FLOAT_UNARY(cos)
 #undef TESSERA_FLOAT_UNARY
+
+/// Square root; whole batches on the host take the vector lanes' IEEE square roots
+/// (core/vector_sqrt.hpp: gcc keeps libm's scalar sqrt in loops), the same values.
+struct sqrt {
+  template <class A>
+  TESSERA_HD auto operator()(A a) const {
+    return portable_math::sqrt(float_of_t<A>(a));
+  }
+  template <class A>
+  void fill_batch(const A* in, index_t n, float_of_t<A>* out) const {
+    for (index_t k = 0; k < n; ++k) out[k] = float_of_t<A>(in[k]);
+    host_math::sqrt_inplace(out, int(n));
+  }
+};
+
+// sin and cos also take whole batches on the host (fill_batch: elementwise lines call it): the
+// branch-free part over the batch, vectorized, then libm's for the rare |x| >= 2^30, inf and NaN
+// (core/host_math.hpp); the same values as the per-element operator().
+#define TESSERA_TRIG_UNARY(name)                                                          \
+  struct name {                                                                           \
+    template <class A>                                                                    \
+    TESSERA_HD auto operator()(A a) const {                                               \
+      return portable_math::name(float_of_t<A>(a));                                       \
+    }                                                                                     \
+    template <class A>                                                                    \
+    void fill_batch(const A* in, index_t n, float_of_t<A>* out) const {                   \
+      using F = float_of_t<A>;                                                            \
+      for (index_t k = 0; k < n; ++k) out[k] = host_math::name##_reduced(F(in[k]));        \
+      for (index_t k = 0; k < n; ++k)                                                     \
+        if (!host_math::trig_reduced_applies(F(in[k]))) out[k] = portable_math::name(F(in[k])); \
+    }                                                                                     \
+  };
+TESSERA_TRIG_UNARY(sin)
+TESSERA_TRIG_UNARY(cos)
+#undef TESSERA_TRIG_UNARY
 
 /// Power: floating operands use pow; integer operands use repeated squaring in the unsigned
 /// type, so a result that does not fit wraps modulo 2^bits as NumPy's does, and nothing
