@@ -42,7 +42,7 @@ struct generated_line : line_base<generated_line<F>> {
     requires detail::paired_fn<F>
   {
     constexpr int g = detail::pair_gap_of<F>();
-    if (dflat == g) return (flat0 & g) ? 1 : 0;  // line gap 1: first j with bit g of flat clear
+    if (dflat == g) return (flat0 & g) ? 1 : 0;  // line gap 1: first j whose flat & g is 0
     if (g == 2 && dflat == 1) return int((4 - (flat0 & 3)) & 3);  // line gap 2: first j at 4g
     return -1;
   }
