@@ -157,8 +157,7 @@ struct philox_array {
       } else if (stride2_blocks && dflat == 2) {
         // Stride 2 over pairs two apart: D's elements 4g + 2 (flat0 & 1) + {0, 1} for
         // consecutive g, that is both elements of every other block.
-        const std::uint64_t f = std::uint64_t(flat0);
-        fill_contiguous((f & ~std::uint64_t(3)) | ((f & 1u) << 1) | ((f >> 1) & 1u), 2, m, out);
+        fill_contiguous(swap_low_bits(std::uint64_t(flat0)), 2, m, out);
       } else {
         fill_lanes(std::uint64_t(flat0), std::uint64_t(dflat), m, out);
       }
