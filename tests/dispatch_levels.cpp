@@ -70,6 +70,8 @@ std::vector<std::pair<std::string, std::string>> results(std::uint64_t seed, con
   add("u * x - x / 3", ts::compute(u * x - x / 3.0, pol));
   add("exp, log, sqrt, sin", ts::compute(ts::exp(u) + ts::log(x) * ts::sqrt(ts::abs(u)) -
                                              ts::sin(xf), pol));
+  add("pow, cos, tanh", ts::compute(ts::pow(ts::abs(x), u * 3.0 - 1.0) + ts::pow(x, 3.0) +
+                                        ts::pow(xf, 2.5f) * ts::cos(u) - ts::tanh(x), pol));
   add("int arithmetic", ts::compute(in * in - in * 7 + 3, pol));
   add("cast", ts::compute(ts::cast<std::int64_t>(x * 100.0), pol));
   add("mean(x + 1)", ts::compute(ts::mean(x + 1.0), pol));

@@ -1,6 +1,7 @@
-// exp, log, sin and cos of host element code (core/host_math.hpp): within 1 ulp (exp, sin, cos)
-// and 2 ulp (log) of glibc over the whole range, IEEE special values, and the same through
-// ts::exp / ts::log / ts::sin / ts::cos (sin and cos: batches bitwise equal to per-element calls).
+// exp, log, sin, cos, tanh and pow of host element code (core/host_math.hpp): within 1 ulp (exp,
+// sin, cos, pow) and 2 ulp (log, tanh) of glibc over the whole range, IEEE special values, and
+// the same through ts::exp / ts::log / ts::sin / ts::cos / ts::pow (sin, cos and pow: batches
+// bitwise equal to per-element calls).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -258,4 +259,125 @@ TEST_CASE("host tanh is within 2 ulp of libm, with IEEE special values", "[math]
       REQUIRE(std::memcmp(&rf.flat(i), &wrf, sizeof wrf) == 0);
     }
   }
+}
+
+namespace {
+/// ts::pow's inputs: x of every binade (and negative), y such that x^y stays in range.
+void check_pow(std::mt19937_64& rng, int n, double& worst, double& at_x, double& at_y) {
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int i = 0; i < n; ++i) {
+    double x, y;
+    switch (i % 5) {
+      case 0:  // any binade, subnormals included, results up to the overflow and underflow
+        x = std::ldexp(0.5 + 0.5 * u(rng), int(rng() % 2098) - 1073);
+        y = (2 * u(rng) - 1) * 740 / std::fabs(std::log(x));
+        break;
+      case 1:  // near 1, large exponents
+        x = 1 + (u(rng) - 0.5) * 0.9;
+        y = (2 * u(rng) - 1) * 740 / std::fabs(std::log(x));
+        break;
+      case 2:  // at the ends of the logarithm's reduced range, sqrt(1/2) and sqrt(2)
+        x = std::sqrt(2.0) * (1 + (u(rng) - 0.5) * 1e-3);
+        if (rng() & 1) x = 1 / x;
+        y = (2 * u(rng) - 1) * 740 / std::fabs(std::log(x));
+        break;
+      case 3:  // negative bases, integer exponents
+        x = -std::exp((2 * u(rng) - 1) * 20);
+        y = double(std::int64_t(rng() % 61) - 30);
+        break;
+      default:
+        x = 10 * u(rng);
+        y = 20 * u(rng) - 10;
+    }
+    const double want = std::pow(x, y);
+    if (std::isinf(want) || want == 0) continue;  // the thresholds, checked below
+    const double e = ulps(hm::pow(x, y), want);
+    if (e > worst) worst = e, at_x = x, at_y = y;
+  }
+}
+}  // namespace
+
+TEST_CASE("host pow is within 1 ulp of libm, with its special values", "[math]") {
+  const auto seed = testing::test_seed(3003);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  double worst = 0, at_x = 0, at_y = 0;
+  check_pow(rng, 1000000, worst, at_x, at_y);
+  INFO("worst " << worst << " ulp at pow(" << at_x << ", " << at_y << ")");
+  CHECK(worst <= 1);
+  double worst_f = 0;
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int i = 0; i < 200000; ++i) {
+    const float x = float(std::ldexp(0.5 + 0.5 * u(rng), int(rng() % 40) - 20));
+    const float y = float((2 * u(rng) - 1) * 80 / std::fabs(std::log(double(x))));
+    const float want = std::pow(x, y);
+    if (!std::isinf(want) && want != 0) worst_f = std::max(worst_f, ulps(hm::pow(x, y), want));
+  }
+  CHECK(worst_f <= 1);
+  // Zeros, infinities, NaN, +-1, integers and half-integers on both sides of 2^52 and 2^53, the
+  // overflow and underflow: libm's values (and x^2, x^1 exactly x * x and x).
+  using L = std::numeric_limits<double>;
+  const double I = L::infinity();
+  const double vals[] = {0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 2.5, -2.5, I, -I,
+                         L::quiet_NaN(), L::max(), -L::max(), L::denorm_min(), -L::denorm_min(),
+                         L::min(), 1e300, 1e-300, 0x1p52, 0x1p52 + 1, 0x1p53, 0x1p53 + 2,
+                         -0x1p52 - 1, 0x1p51 + 0.5, 1e20, -1e20, 1075.0, -1075.0, 1024.0, -1074.0};
+  for (const double x : vals)
+    for (const double y : vals) {
+      INFO("pow(" << x << ", " << y << ")");
+      const double got = hm::pow(x, y), want = std::pow(x, y);
+      CHECK(ulps(got, want) <= 1);
+      CHECK(std::signbit(got) == std::signbit(want));
+    }
+  for (int i = 0; i < 1000; ++i) {
+    const double x = std::ldexp(2 * u(rng) - 1, int(rng() % 100) - 50);
+    REQUIRE(hm::pow(x, 2.0) == x * x);
+    REQUIRE(hm::pow(x, 1.0) == x);
+  }
+  CHECK(hm::pow(10.0, 308.5) == I);
+  CHECK(hm::pow(10.0, -324.0) == 0.0);
+  CHECK(hm::pow(-10.0, 309.0) == -I);
+  CHECK(hm::pow(2.0, -1074.0) == L::denorm_min());
+}
+
+TEST_CASE("ts::pow of arrays: batches equal per-element calls, in every chunk kernel", "[math]") {
+  const auto seed = testing::test_seed(3004);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  // Ordinary bases and exponents, with zeros, infinities, NaN and negative bases to non-integer
+  // powers (libm's fix-up inside a vectorized batch) in random places of rows longer than a batch.
+  xt::xarray<double> b = xt::zeros<double>({5, 700}), e = xt::zeros<double>({5, 700});
+  const double specials[] = {0.0, -0.0, std::numeric_limits<double>::infinity(), std::nan(""), -1.5};
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    b.flat(i) = std::ldexp(unit(rng), int(rng() % 16) - 8);
+    e.flat(i) = rng() % 4 == 0 ? double(int(rng() % 9) - 4) : 6 * unit(rng);
+    if (rng() % 40 == 0) b.flat(i) = specials[rng() % 5];
+    if (rng() % 60 == 0) e.flat(i) = specials[rng() % 4];
+  }
+  const ts::chunks_t chunks = testing::random_chunks(rng, {5, 700});
+  auto x = ts::from_xtensor(b, chunks);
+  auto y = ts::from_xtensor(e, testing::random_chunks(rng, {5, 700}));
+  const auto p = ts::compute(ts::pow(x, y), ts::host{.threads = 2});
+  const auto p3 = ts::compute(ts::pow(x, 3.0), ts::host{.threads = 2});
+  const auto pf = ts::compute(ts::pow(ts::cast<float>(x), ts::cast<float>(y)), ts::host{.threads = 1});
+  const auto fp = ts::compute(ts::float_power(ts::cast<float>(x), 0.5), ts::host{.threads = 1});
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const double bi = b.flat(i), ei = e.flat(i);
+    INFO("pow(" << bi << ", " << ei << ")");
+    const double w = hm::pow(bi, ei), w3 = hm::pow(bi, 3.0), wfp = hm::pow(double(float(bi)), 0.5);
+    const float wf = hm::pow(float(bi), float(ei));
+    REQUIRE(std::memcmp(&p.flat(i), &w, sizeof w) == 0);
+    REQUIRE(std::memcmp(&p3.flat(i), &w3, sizeof w3) == 0);
+    REQUIRE(std::memcmp(&pf.flat(i), &wf, sizeof wf) == 0);
+    REQUIRE(std::memcmp(&fp.flat(i), &wfp, sizeof wfp) == 0);
+    CHECK(ulps(p.flat(i), std::pow(bi, ei)) <= 1);
+  }
+  // and through a reduction (the fold's batches): the same sum as of the computed values
+  auto z = ts::from_xtensor(xt::xarray<double>(xt::where(xt::isfinite(b), xt::abs(b), 1.0) + 0.5), chunks);
+  auto ez = ts::from_xtensor(xt::xarray<double>(xt::where(xt::isfinite(e), e, 1.0)), chunks);
+  const double folded = ts::sum(ts::pow(z, ez)).item(ts::host{.threads = 1});
+  const double stored = ts::sum(ts::from_xtensor(xt::xarray<double>(ts::compute(ts::pow(z, ez))), chunks))
+                            .item(ts::host{.threads = 1});
+  CHECK(folded == stored);
 }

@@ -1,14 +1,17 @@
-// exp, log, sin, cos and tanh for element code on the host: branch-free inline code (the random
-// module's kernels, random/math.hpp) with IEEE special values, so the chunk kernels vectorize
-// them (libm's functions are calls, which keep a loop scalar). exp, sin and cos within 1 ulp,
-// log and tanh within 2 ulp of glibc (tests/test_host_math.cpp: random inputs over the whole
-// range and the special values). Device code keeps CUDA's own functions.
+// exp, log, sin, cos, tanh and pow for element code on the host: branch-free inline code (the
+// random module's kernels, random/math.hpp) with IEEE special values, so the chunk kernels
+// vectorize them (libm's functions are calls, which keep a loop scalar; so does a conditional
+// expression with arithmetic in an arm, which gcc will not if-convert: selects here are of
+// values already computed, or detail::pick). exp, sin, cos and pow within 1 ulp, log and tanh
+// within 2 ulp of glibc (tests/test_host_math.cpp: random inputs over the whole range and the
+// special values). Device code keeps CUDA's own functions.
 //
-// sin and cos: the branch-free part (sin_reduced, cos_reduced) covers |x| < 2^30, where a
-// three-part pi / 2 reduces the argument to a double-double; above (and for inf and NaN) libm's.
-// The per-element functions choose with a branch; batches (ops::sin / ops::cos fill_batch, which
-// the chunk kernels call) run the branch-free part over the whole batch, vectorized, then redo
-// the rare large arguments with libm: the same values either way.
+// sin, cos and pow: the branch-free part (sin_reduced, cos_reduced, pow_reduced) covers the
+// ordinary arguments (|x| < 2^30 for sin and cos, where a three-part pi / 2 reduces the argument
+// to a double-double; see pow_reduced_applies), libm's the rest. The per-element functions choose
+// with a branch; batches (the fill_batch of ops::sin / ops::cos / ops::power, which the chunk
+// kernels call) run the branch-free part over the whole batch, vectorized, then redo the rare
+// other arguments with libm: the same values either way.
 #pragma once
 #include <math.h>
 
@@ -43,7 +46,7 @@ TESSERA_HD TESSERA_INLINE double log(double x) {
   using lim = std::numeric_limits<double>;
   const bool tiny = x < 0x1p-1022;  // subnormal, zero or negative (false for NaN)
   // (selects of constants, then unconditional arithmetic: the loop stays branch-free)
-  double r = random::math::log_scaled(x * (tiny ? 0x1p52 : 1.0), tiny ? -52 : 0);
+  double r = random::math::log_scaled(x * detail::pick(tiny, 0x1p52, 1.0), -(52 & -std::int32_t(tiny)));
   r = detail::pick(x < 0, lim::quiet_NaN(), r);
   r = detail::pick(x == 0, -lim::infinity(), r);
   r = detail::pick(x == lim::infinity(), x, r);
@@ -52,7 +55,7 @@ TESSERA_HD TESSERA_INLINE double log(double x) {
 TESSERA_HD TESSERA_INLINE float log(float x) {
   using lim = std::numeric_limits<float>;
   const bool tiny = x < 0x1p-126f;
-  float r = random::math::log_scaled(x * (tiny ? 0x1p23f : 1.0f), tiny ? -23 : 0);
+  float r = random::math::log_scaled(x * detail::pick(tiny, 0x1p23f, 1.0f), -(23 & -std::int32_t(tiny)));
   r = detail::pick(x < 0, lim::quiet_NaN(), r);
   r = detail::pick(x == 0, -lim::infinity(), r);
   r = detail::pick(x == lim::infinity(), x, r);
@@ -170,5 +173,164 @@ TESSERA_HD TESSERA_INLINE double tanh(double x) {
 }
 /// float: the double function rounded once.
 TESSERA_HD TESSERA_INLINE float tanh(float x) { return float(tanh(double(x))); }
+
+// ---- power ---------------------------------------------------------------------------------
+// pow(x, y) = exp(y log x) with log x as a double-double (about 2^-66 absolute in its mantissa
+// part, so that y log x keeps the accuracy e^z needs for |z| up to 745) and e^z taking z as a
+// double-double; y = 2 and 1 exactly as x * x and x (as NumPy's fast paths for those powers).
+// Branch-free for x finite and nonzero, y finite, and x > 0 or y an integer (pow_reduced_applies);
+// libm's elsewhere (zeros, infinities, NaN, negative x to non-integer y). Within 2 ulp of glibc.
+
+namespace detail {
+/// a + b = s + e exactly (any magnitudes).
+TESSERA_HD TESSERA_INLINE void two_sum(double a, double b, double& s, double& e) {
+  s = a + b;
+  const double bb = s - a;
+  e = (a - (s - bb)) + (b - bb);
+}
+
+/// log x = lh + ll for x positive and finite (subnormals included), within about 2^-66 of the
+/// exact value plus 2^-75 |exponent| (x = 2^e m, m in [sqrt(1/2), sqrt(2)): log m = 2 atanh(s),
+/// s = (m - 1) / (m + 1) carried as a double-double, its series to s^25 with the first three
+/// terms in double-double).
+TESSERA_HD TESSERA_INLINE void log_dd(double x, double& lh, double& ll) {
+  using random::math::bits;
+  using random::math::from_bits;
+  constexpr double ln2_hi = 0x1.62e42feep-1;  // 32 significant bits: e ln2_hi is exact
+  constexpr double ln2_lo = 0x1.a39ef35793c76p-33;
+  const bool tiny = x < 0x1p-1022;
+  const std::uint64_t b = bits(x * pick(tiny, 0x1p52, 1.0));
+  const std::uint64_t t = b - 0x3FE6A09E667F3BCDull;  // exponent of x / sqrt(1/2)
+  const std::int32_t k = std::int32_t(std::uint32_t(t >> 32)) >> 20;
+  const double m = from_bits(b - (std::uint64_t(std::int64_t(k)) << 52));
+  const double e = double(k - (52 & -std::int32_t(tiny)));
+  const double f = m - 1.0;  // exact (Sterbenz)
+  const double nh = 2.0 + f, nl = f - (nh - 2.0);  // m + 1 = nh + nl exactly
+  const double inv = 1.0 / nh;  // (one division: s need not be the rounded quotient)
+  const double s = f * inv;
+  const double sl = fmad(-s, nl, fmad(-s, nh, f)) * inv;  // f / (m + 1) = s + sl
+  const double zh = s * s;
+  const double zl = fmad(2.0 * s, sl, fmad(s, s, -zh));  // (s + sl)^2 = zh + zl
+  // 2 atanh(S) = 2S + 2S^3 / 3 + 2S^5 / 5 + 2S^7 (1/7 + S^2 / 9 + ... + S^18 / 25): the first
+  // three terms as double-doubles (the third is up to 2^-14: its rounding would cost 2^-67).
+  const double ah = 2.0 * s, al = 2.0 * sl;
+  const double bh = ah * zh;
+  const double bl = fmad(ah, zh, -bh) + fmad(ah, zl, al * zh);  // 2S^3 = bh + bl
+  const double ch = bh * (1.0 / 3);
+  const double cl = (fmad(-ch, 3.0, bh) + bl) * (1.0 / 3);  // 2S^3 / 3 = ch + cl
+  const double gh = bh * zh;
+  const double gl = fmad(bh, zh, -gh) + fmad(bh, zl, bl * zh);  // 2S^5 = gh + gl
+  const double dh = gh * 0.2;
+  const double dl = (fmad(-dh, 5.0, gh) + gl) * 0.2;  // 2S^5 / 5 = dh + dl
+  double q = 1.0 / 25;
+  q = fmad(q, zh, 1.0 / 23);
+  q = fmad(q, zh, 1.0 / 21);
+  q = fmad(q, zh, 1.0 / 19);
+  q = fmad(q, zh, 1.0 / 17);
+  q = fmad(q, zh, 1.0 / 15);
+  q = fmad(q, zh, 1.0 / 13);
+  q = fmad(q, zh, 1.0 / 11);
+  q = fmad(q, zh, 1.0 / 9);
+  q = fmad(q, zh, 1.0 / 7);
+  const double rest = gh * (zh * q);  // below 2^-19
+  double uh, ue, th, te, mh, me;
+  two_sum(dh, rest, uh, ue);
+  two_sum(ch, uh, th, te);
+  two_sum(ah, th, mh, me);
+  const double ml = me + (te + ue + al + cl + dl);
+  double sh, se;
+  two_sum(e * ln2_hi, mh, sh, se);
+  const double sl2 = se + fmad(e, ln2_lo, ml);
+  lh = sh + sl2;
+  ll = sl2 - (lh - sh);
+}
+
+/// e^(zh + zl) for |zl| <= 2^-40 |zh| or so: exp's reduction and polynomial (random/math.hpp)
+/// with zl and the reduction's rounding error carried to the end; +inf above, 0 below the range
+/// (zh may be infinite, zl then anything but NaN).
+TESSERA_HD TESSERA_INLINE double exp_dd(double zh, double zl) {
+  using random::math::bits;
+  using random::math::from_bits;
+  // clamps (both 2^n factors stay normal; zl bounded where zh overflowed): no branches
+  const double x = zh < -1400.0 ? -1400.0 : (zh > 1400.0 ? 1400.0 : zh);
+  const double xl = zl < -0x1p-20 ? -0x1p-20 : (zl > 0x1p-20 ? 0x1p-20 : zl);
+  const double magic = 0x1.8p52;
+  const double kn = fmad(x, 1.4426950408889634, magic);
+  const double n = kn - magic;
+  const double r0 = fmad(-n, 0.6931467056274414, x);  // exact
+  double r, rl;
+  two_sum(r0, fmad(-n, 4.7493250390316726e-07, xl), r, rl);
+  double p = 1.6059043836821613e-10;
+  p = fmad(p, r, 2.08767569878681e-09);
+  p = fmad(p, r, 2.505210838544172e-08);
+  p = fmad(p, r, 2.755731922398589e-07);
+  p = fmad(p, r, 2.7557319223985893e-06);
+  p = fmad(p, r, 2.48015873015873e-05);
+  p = fmad(p, r, 0.0001984126984126984);
+  p = fmad(p, r, 0.001388888888888889);
+  p = fmad(p, r, 0.008333333333333333);
+  p = fmad(p, r, 0.041666666666666664);
+  p = fmad(p, r, 0.16666666666666666);
+  p = fmad(p, r, 0.5);
+  p = fmad(p, r, 1.0);
+  // e^r = 1 + r p(r) = h + he; e^(r + rl) = e^r (1 + rl)
+  const double h = fmad(p, r, 1.0);
+  const double he = fmad(p, r, 1.0 - h);  // h's rounding error (1 - h is exact)
+  const double er = h + fmad(h, rl, he);
+  const std::int32_t ni = std::int32_t(std::uint32_t(bits(kn) - bits(magic)));  // |n| < 2100
+  const std::int32_t n1 = ni / 2, n2 = ni - n1;
+  const double f1 = from_bits(std::uint64_t(std::uint32_t(n1 + 1023)) << 52);
+  const double f2 = from_bits(std::uint64_t(std::uint32_t(n2 + 1023)) << 52);
+  return (er * f1) * f2;
+}
+
+/// Whether y is an integer, and an odd one (y finite). Below 2^52, adding 2^52 rounds to an
+/// integer (and half an odd integer to an even one); from 2^52 on every double is an integer,
+/// odd ones only below 2^53. Comparisons only, so that loops over it vectorize.
+TESSERA_HD TESSERA_INLINE void integer_parity(double y, bool& integer, bool& odd) {
+  const double a = __builtin_fabs(y), h = 0.5 * a;
+  integer = (a >= 0x1p52) | ((a + 0x1p52) - 0x1p52 == a);
+  odd = integer & (a < 0x1p53) & ((h + 0x1p52) - 0x1p52 != h);
+}
+}  // namespace detail
+
+/// True where the branch-free pow applies: x finite and nonzero, y finite, and x > 0 or y an
+/// integer.
+TESSERA_HD TESSERA_INLINE bool pow_reduced_applies(double x, double y) {
+  bool integer, odd;
+  detail::integer_parity(y, integer, odd);
+  const double big = 1.7976931348623157e308;
+  return (x >= -big) & (x <= big) & (x != 0) & (y >= -big) & (y <= big) & ((x > 0) | integer);
+}
+TESSERA_HD TESSERA_INLINE bool pow_reduced_applies(float x, float y) {
+  return pow_reduced_applies(double(x), double(y));
+}
+
+/// x^y where pow_reduced_applies(x, y), branch-free (garbage elsewhere).
+TESSERA_HD TESSERA_INLINE double pow_reduced(double x, double y) {
+  bool integer, odd;
+  detail::integer_parity(y, integer, odd);
+  const double a = __builtin_fabs(x);
+  double lh, ll;
+  detail::log_dd(a, lh, ll);
+  const double zh = y * lh;
+  const double zl = random::math::fmad(y, ll, random::math::fmad(y, lh, -zh));
+  double r = detail::exp_dd(zh, zl);
+  r = detail::pick(y == 2.0, a * a, r);
+  r = detail::pick(y == 1.0, a, r);
+  return detail::pick((x < 0) & odd, -r, r);
+}
+/// float: the double function rounded once.
+TESSERA_HD TESSERA_INLINE float pow_reduced(float x, float y) {
+  return float(pow_reduced(double(x), double(y)));
+}
+
+/// x^y for any x and y: the branch-free code where it applies, libm's otherwise.
+TESSERA_HD inline double pow(double x, double y) {
+  return pow_reduced_applies(x, y) ? pow_reduced(x, y) : ::pow(x, y);
+}
+TESSERA_HD inline float pow(float x, float y) {
+  return pow_reduced_applies(x, y) ? pow_reduced(x, y) : ::powf(x, y);
+}
 
 }  // namespace tessera::host_math

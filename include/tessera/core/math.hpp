@@ -63,7 +63,14 @@ TESSERA_MATH1(rint)
 #define TESSERA_MATH2(name)                                                          \
   TESSERA_HD inline float name(float x, float y) { return ::name##f(x, y); }         \
   TESSERA_HD inline double name(double x, double y) { return ::name(x, y); }
+// pow: on the host the version of host_math.hpp (branch-free where x is finite and nonzero and y
+// finite, libm's elsewhere; within 2 ulp of glibc), on the device CUDA's.
+#if defined(__CUDA_ARCH__)
 TESSERA_MATH2(pow)
+#else
+TESSERA_HD inline float pow(float x, float y) { return host_math::pow(x, y); }
+TESSERA_HD inline double pow(double x, double y) { return host_math::pow(x, y); }
+#endif
 TESSERA_MATH2(atan2)
 TESSERA_MATH2(hypot)
 TESSERA_MATH2(copysign)

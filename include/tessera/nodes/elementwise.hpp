@@ -27,10 +27,10 @@ using elementwise_line = elementwise_line_of<std::index_sequence_for<L...>, Op, 
 template <std::size_t... I, class Op, class... L>
 struct elementwise_line_of<std::index_sequence<I...>, Op, L...> {
   using value_type = decltype(std::declval<Op>()(std::declval<typename L::value_type>()...));
-  /// A unary op with a host batch form (ops::sin, ops::cos: fill_batch) runs once per batch.
-  static constexpr bool op_batch =
-      sizeof...(L) == 1 && requires(const Op& o, const typename L::value_type*... in, index_t n,
-                                    value_type* out) { o.fill_batch(in..., n, out); };
+  /// An op with a host batch form (ops::sin, ops::cos, ops::sqrt, ops::power,
+  /// ops::float_power: fill_batch) runs once per batch, on its operands' batches.
+  static constexpr bool op_batch = requires(const Op& o, const typename L::value_type*... in,
+                                            index_t n, value_type* out) { o.fill_batch(in..., n, out); };
   static constexpr bool batched = op_batch || (L::batched || ...);
   detail::pack<L...> ls;
   Op op;

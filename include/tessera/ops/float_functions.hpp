@@ -8,6 +8,7 @@
 
 #include "../core/math.hpp"
 #include "../core/promote.hpp"
+#include "functors.hpp"
 
 namespace tessera::ops {
 
@@ -108,6 +109,11 @@ struct float_power {
   template <class A, class B>
   TESSERA_HD auto operator()(A a, B b) const {
     return portable_math::pow(double(a), double(b));
+  }
+  /// Host batches: as ops::power's (the branch-free pow, then libm's for the rest).
+  template <class A, class B>
+  void fill_batch(const A* a, const B* b, index_t n, double* out) const {
+    pow_batch(a, b, n, out);
   }
 };
 

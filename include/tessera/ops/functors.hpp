@@ -134,6 +134,17 @@ TESSERA_TRIG_UNARY(sin)
 TESSERA_TRIG_UNARY(cos)
 #undef TESSERA_TRIG_UNARY
 
+/// out[k] = host_math::pow(C(a[k]), C(b[k])) for a batch: branch-free pass, then the fix-up.
+template <class A, class B, class C>
+void pow_batch(const A* a, const B* b, index_t n, C* out) {
+  for (index_t k = 0; k < n; ++k) out[k] = host_math::pow_reduced(C(a[k]), C(b[k]));
+  int others = 0;  // (a count: this loop vectorizes too)
+  for (index_t k = 0; k < n; ++k) others += !host_math::pow_reduced_applies(C(a[k]), C(b[k]));
+  if (others == 0) return;
+  for (index_t k = 0; k < n; ++k)
+    if (!host_math::pow_reduced_applies(C(a[k]), C(b[k]))) out[k] = portable_math::pow(C(a[k]), C(b[k]));
+}
+
 /// Power: floating operands use pow; integer operands use repeated squaring in the unsigned
 /// type, so a result that does not fit wraps modulo 2^bits as NumPy's does, and nothing
 /// overflows on the way to one that fits (3^39 in int64). A negative integer exponent gives 0
@@ -165,7 +176,15 @@ struct power {
       return C(U(r));
     }
   }
+  /// Floating batches on the host: the branch-free pow over the batch, vectorized, then libm's
+  /// for the rare arguments it does not cover (core/host_math.hpp); the per-element values.
+  template <class A, class B>
+    requires std::is_floating_point_v<promote_t<A, B>>
+  void fill_batch(const A* a, const B* b, index_t n, promote_t<A, B>* out) const {
+    pow_batch(a, b, n, out);
+  }
 };
+
 
 /// maximum/minimum propagate NaN and give b on ties (maximum(-0.0, 0.0) is 0.0), as NumPy's.
 struct maximum {
