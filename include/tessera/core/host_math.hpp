@@ -217,11 +217,11 @@ TESSERA_HD TESSERA_INLINE void log_dd(double x, double& lh, double& ll) {
   const double bh = ah * zh;
   const double bl = fmad(ah, zh, -bh) + fmad(ah, zl, al * zh);  // 2S^3 = bh + bl
   const double ch = bh * (1.0 / 3);
-  const double cl = (fmad(-ch, 3.0, bh) + bl) * (1.0 / 3);  // 2S^3 / 3 = ch + cl
+  const double c3 = fmad(-ch, 3.0, bh) + bl;  // 2S^3 / 3 = ch + c3 / 3
   const double gh = bh * zh;
   const double gl = fmad(bh, zh, -gh) + fmad(bh, zl, bl * zh);  // 2S^5 = gh + gl
   const double dh = gh * 0.2;
-  const double dl = (fmad(-dh, 5.0, gh) + gl) * 0.2;  // 2S^5 / 5 = dh + dl
+  const double d5 = fmad(-dh, 5.0, gh) + gl;  // 2S^5 / 5 = dh + d5 / 5
   double q = 1.0 / 25;
   q = fmad(q, zh, 1.0 / 23);
   q = fmad(q, zh, 1.0 / 21);
@@ -232,12 +232,16 @@ TESSERA_HD TESSERA_INLINE void log_dd(double x, double& lh, double& ll) {
   q = fmad(q, zh, 1.0 / 11);
   q = fmad(q, zh, 1.0 / 9);
   q = fmad(q, zh, 1.0 / 7);
-  const double rest = gh * (zh * q);  // below 2^-19
-  double uh, ue, th, te, mh, me;
-  two_sum(dh, rest, uh, ue);
+  // dh + 2S^7 q = uh + ue (the rest is below 2^-19 and 2% of dh, with its sign: dh - uh is
+  // exact). Explicit multiply-adds: a product feeding only additions would be contracted into
+  // an FMA in some builds and not in others, and this one is inexact.
+  const double zq = zh * q;
+  const double uh = fmad(gh, zq, dh);
+  const double ue = fmad(gh, zq, dh - uh);
+  double th, te, mh, me;
   two_sum(ch, uh, th, te);
   two_sum(ah, th, mh, me);
-  const double ml = me + (te + ue + al + cl + dl);
+  const double ml = me + fmad(c3, 1.0 / 3, fmad(d5, 0.2, te + ue + al));
   double sh, se;
   two_sum(e * ln2_hi, mh, sh, se);
   const double sl2 = se + fmad(e, ln2_lo, ml);
