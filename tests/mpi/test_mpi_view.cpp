@@ -1,5 +1,5 @@
 // The shared test bodies of tests/test_view.cpp on ts::mpi (host ranks), run by ctest under
-// mpirun -n 1, 2 and 3 (tests/CMakeLists.txt): every rank runs every case, and every result is
+// mpirun -n 1 and 2 (tests/CMakeLists.txt): every rank runs every case, and every result is
 // also checked bitwise against a one-process evaluation (support/one_process.hpp).
 #include <tessera/mpi.hpp>
 
