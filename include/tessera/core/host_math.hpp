@@ -177,7 +177,8 @@ TESSERA_HD TESSERA_INLINE float tanh(float x) { return float(tanh(double(x))); }
 // ---- power ---------------------------------------------------------------------------------
 // pow(x, y) = exp(y log x) with log x as a double-double (about 2^-66 absolute in its mantissa
 // part, so that y log x keeps the accuracy e^z needs for |z| up to 745) and e^z taking z as a
-// double-double; y = 2 and 1 exactly as x * x and x (as NumPy's fast paths for those powers).
+// double-double; the exponents 2, 1, -1, 0 and 0.5 exactly as x * x, x, 1 / x, 1 and sqrt(x) (as
+// NumPy's fast paths for those powers: pow_exact).
 // Branch-free for x finite and nonzero, y finite, and x > 0 or y an integer (pow_reduced_applies);
 // libm's elsewhere (zeros, infinities, NaN, negative x to non-integer y). Within 2 ulp of glibc.
 
@@ -298,13 +299,32 @@ TESSERA_HD TESSERA_INLINE void integer_parity(double y, bool& integer, bool& odd
 }
 }  // namespace detail
 
-/// True where the branch-free pow applies: x finite and nonzero, y finite, and x > 0 or y an
-/// integer.
+/// The exponents pow takes exactly, as NumPy's fast paths for them do (any x, NaN included):
+/// x^2 = x * x, x^1 = x, x^-1 = 1 / x, x^0 = 1, x^0.5 = sqrt(x) (but +0 at -0 and +inf at -inf).
+template <class T>
+TESSERA_HD TESSERA_INLINE bool pow_exact_exponent(T y) {
+  return (y == T(2)) | (y == T(1)) | (y == T(-1)) | (y == T(0)) | (y == T(0.5));
+}
+/// x^y for an exponent of pow_exact_exponent.
+template <class T>
+TESSERA_HD inline T pow_exact(T x, T y) {
+  if (y == T(2)) return x * x;
+  if (y == T(1)) return x;
+  if (y == T(-1)) return T(1) / x;
+  if (y == T(0)) return T(1);
+  if (x == T(0)) return T(0);
+  if (x == -std::numeric_limits<T>::infinity()) return std::numeric_limits<T>::infinity();
+  return random::math::sqrt(x);
+}
+
+/// True where the branch-free pow applies: x finite and nonzero, y finite and not an exponent
+/// of pow_exact_exponent, and x > 0 or y an integer.
 TESSERA_HD TESSERA_INLINE bool pow_reduced_applies(double x, double y) {
   bool integer, odd;
   detail::integer_parity(y, integer, odd);
   const double big = 1.7976931348623157e308;
-  return (x >= -big) & (x <= big) & (x != 0) & (y >= -big) & (y <= big) & ((x > 0) | integer);
+  return (x >= -big) & (x <= big) & (x != 0) & (y >= -big) & (y <= big) & ((x > 0) | integer) &
+         !pow_exact_exponent(y);
 }
 TESSERA_HD TESSERA_INLINE bool pow_reduced_applies(float x, float y) {
   return pow_reduced_applies(double(x), double(y));
@@ -319,9 +339,7 @@ TESSERA_HD TESSERA_INLINE double pow_reduced(double x, double y) {
   detail::log_dd(a, lh, ll);
   const double zh = y * lh;
   const double zl = random::math::fmad(y, ll, random::math::fmad(y, lh, -zh));
-  double r = detail::exp_dd(zh, zl);
-  r = detail::pick(y == 2.0, a * a, r);
-  r = detail::pick(y == 1.0, a, r);
+  const double r = detail::exp_dd(zh, zl);
   return detail::pick((x < 0) & odd, -r, r);
 }
 /// float: the double function rounded once.
@@ -329,11 +347,14 @@ TESSERA_HD TESSERA_INLINE float pow_reduced(float x, float y) {
   return float(pow_reduced(double(x), double(y)));
 }
 
-/// x^y for any x and y: the branch-free code where it applies, libm's otherwise.
+/// x^y for any x and y: the exact exponents as pow_exact, the branch-free code where it applies,
+/// libm's otherwise.
 TESSERA_HD inline double pow(double x, double y) {
+  if (pow_exact_exponent(y)) return pow_exact(x, y);
   return pow_reduced_applies(x, y) ? pow_reduced(x, y) : ::pow(x, y);
 }
 TESSERA_HD inline float pow(float x, float y) {
+  if (pow_exact_exponent(y)) return pow_exact(x, y);
   return pow_reduced_applies(x, y) ? pow_reduced(x, y) : ::powf(x, y);
 }
 

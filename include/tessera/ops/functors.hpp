@@ -134,9 +134,27 @@ TESSERA_TRIG_UNARY(sin)
 TESSERA_TRIG_UNARY(cos)
 #undef TESSERA_TRIG_UNARY
 
-/// out[k] = host_math::pow(C(a[k]), C(b[k])) for a batch: branch-free pass, then the fix-up.
+/// out[k] = host_math::pow(C(a[k]), C(b[k])) for a batch. An exponent the same over the batch
+/// (a scalar operand) and one of the exact ones (2, 1, -1, 0, 0.5) takes its loop (x * x, ...;
+/// square roots on the vector lanes); otherwise the branch-free pass, then the fix-up.
 template <class A, class B, class C>
 void pow_batch(const A* a, const B* b, index_t n, C* out) {
+  const C y0 = C(b[0]);
+  bool same = true;
+  for (index_t k = 0; k < n; ++k) same &= C(b[k]) == y0;
+  if (same && host_math::pow_exact_exponent(y0)) {
+    if (y0 == C(2)) {
+      for (index_t k = 0; k < n; ++k) out[k] = C(a[k]) * C(a[k]);
+    } else if (y0 == C(0.5)) {
+      for (index_t k = 0; k < n; ++k) out[k] = C(a[k]);
+      host_math::sqrt_inplace(out, int(n));
+      for (index_t k = 0; k < n; ++k)  // sqrt(-0) = -0, pow(-0, 0.5) = +0; pow(-inf, 0.5) = +inf
+        if (out[k] == C(0) || out[k] != out[k]) out[k] = host_math::pow_exact(C(a[k]), y0);
+    } else {
+      for (index_t k = 0; k < n; ++k) out[k] = host_math::pow_exact(C(a[k]), y0);
+    }
+    return;
+  }
   for (index_t k = 0; k < n; ++k) out[k] = host_math::pow_reduced(C(a[k]), C(b[k]));
   int others = 0;  // (a count: this loop vectorizes too)
   for (index_t k = 0; k < n; ++k) others += !host_math::pow_reduced_applies(C(a[k]), C(b[k]));

@@ -394,6 +394,14 @@ struct any : params {
     for (index_t k = 0; k < n; ++k) r |= (v[k] != T(0));
     st = st || r;
   }
+  /// Rows v[k], k < nr, into p[e], e < m (host; the fold over a non-last axis): vectorized
+  /// along the row.
+  void add_rows(state* p, const T* const* v, int nr, index_t m) const {
+    for (int k = 0; k < nr; ++k) {
+      const T* q = v[k];
+      for (index_t e = 0; e < m; ++e) p[e] = p[e] | (q[e] != T(0));
+    }
+  }
 };
 template <class T>
 struct all : params {
@@ -408,6 +416,13 @@ struct all : params {
     bool r = true;
     for (index_t k = 0; k < n; ++k) r &= (v[k] != T(0));
     st = st && r;
+  }
+  /// As any::add_rows.
+  void add_rows(state* p, const T* const* v, int nr, index_t m) const {
+    for (int k = 0; k < nr; ++k) {
+      const T* q = v[k];
+      for (index_t e = 0; e < m; ++e) p[e] = p[e] & (q[e] != T(0));
+    }
   }
 };
 template <class T>
