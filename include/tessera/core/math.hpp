@@ -63,8 +63,9 @@ TESSERA_MATH1(rint)
 #define TESSERA_MATH2(name)                                                          \
   TESSERA_HD inline float name(float x, float y) { return ::name##f(x, y); }         \
   TESSERA_HD inline double name(double x, double y) { return ::name(x, y); }
-// pow: on the host the version of host_math.hpp (branch-free where x is finite and nonzero and y
-// finite, libm's elsewhere; within 2 ulp of glibc), on the device CUDA's.
+// pow: on the host the version of host_math.hpp (exact for the exponents 2, 1, -1, 0 and 0.5,
+// branch-free where x is finite and nonzero and y finite, libm's elsewhere; within 1 ulp of
+// glibc), on the device CUDA's.
 #if defined(__CUDA_ARCH__)
 TESSERA_MATH2(pow)
 #else

@@ -139,6 +139,7 @@ TESSERA_TRIG_UNARY(cos)
 /// square roots on the vector lanes); otherwise the branch-free pass, then the fix-up.
 template <class A, class B, class C>
 void pow_batch(const A* a, const B* b, index_t n, C* out) {
+  if (n <= 0) return;
   const C y0 = C(b[0]);
   bool same = true;
   for (index_t k = 0; k < n; ++k) same &= C(b[k]) == y0;
@@ -202,7 +203,6 @@ struct power {
     pow_batch(a, b, n, out);
   }
 };
-
 
 /// maximum/minimum propagate NaN and give b on ties (maximum(-0.0, 0.0) is 0.0), as NumPy's.
 struct maximum {
