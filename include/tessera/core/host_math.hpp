@@ -255,8 +255,6 @@ TESSERA_HD TESSERA_INLINE void log_dd(double x, double& lh, double& ll) {
 /// with zl and the reduction's rounding error carried to the end; +inf above, 0 below the range
 /// (zh may be infinite, zl then anything but NaN).
 TESSERA_HD TESSERA_INLINE double exp_dd(double zh, double zl) {
-  using random::math::bits;
-  using random::math::from_bits;
   // clamps (both 2^n factors stay normal; zl bounded where zh overflowed): no branches
   const double x = zh < -1400.0 ? -1400.0 : (zh > 1400.0 ? 1400.0 : zh);
   const double xl = zl < -0x1p-20 ? -0x1p-20 : (zl > 0x1p-20 ? 0x1p-20 : zl);
@@ -266,28 +264,12 @@ TESSERA_HD TESSERA_INLINE double exp_dd(double zh, double zl) {
   const double r0 = fmad(-n, 0.6931467056274414, x);  // exact
   double r, rl;
   two_sum(r0, fmad(-n, 4.7493250390316726e-07, xl), r, rl);
-  double p = 1.6059043836821613e-10;
-  p = fmad(p, r, 2.08767569878681e-09);
-  p = fmad(p, r, 2.505210838544172e-08);
-  p = fmad(p, r, 2.755731922398589e-07);
-  p = fmad(p, r, 2.7557319223985893e-06);
-  p = fmad(p, r, 2.48015873015873e-05);
-  p = fmad(p, r, 0.0001984126984126984);
-  p = fmad(p, r, 0.001388888888888889);
-  p = fmad(p, r, 0.008333333333333333);
-  p = fmad(p, r, 0.041666666666666664);
-  p = fmad(p, r, 0.16666666666666666);
-  p = fmad(p, r, 0.5);
-  p = fmad(p, r, 1.0);
+  const double p = random::math::exp_poly(r);
   // e^r = 1 + r p(r) = h + he; e^(r + rl) = e^r (1 + rl)
   const double h = fmad(p, r, 1.0);
   const double he = fmad(p, r, 1.0 - h);  // h's rounding error (1 - h is exact)
   const double er = h + fmad(h, rl, he);
-  const std::int32_t ni = std::int32_t(std::uint32_t(bits(kn) - bits(magic)));  // |n| < 2100
-  const std::int32_t n1 = ni / 2, n2 = ni - n1;
-  const double f1 = from_bits(std::uint64_t(std::uint32_t(n1 + 1023)) << 52);
-  const double f2 = from_bits(std::uint64_t(std::uint32_t(n2 + 1023)) << 52);
-  return (er * f1) * f2;
+  return random::math::scale_by_exponent(er, kn, magic);
 }
 
 /// Whether y is an integer, and an odd one (y finite). Below 2^52, adding 2^52 rounds to an

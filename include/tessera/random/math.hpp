@@ -118,13 +118,8 @@ TESSERA_HD TESSERA_INLINE float log(float x) { return log_scaled(x, 0); }
 // n = round(x / ln 2), r = x - n ln 2 in [-0.35, 0.35], Taylor to r^13 (double) / r^8 (float),
 // scaled by 2^n as two factors (gradual underflow and overflow to +inf come out right).
 
-TESSERA_HD TESSERA_INLINE double exp(double x) {
-  x = x < -1400.0 ? -1400.0 : (x > 1400.0 ? 1400.0 : x);  // keeps both 2^n factors normal
-  const double magic = 0x1.8p52;
-  const double kn = fmad(x, 1.4426950408889634, magic);
-  const double n = kn - magic;
-  double r = fmad(-n, 0.6931467056274414, x);
-  r = fmad(-n, 4.7493250390316726e-07, r);
+/// p(r) with e^r = 1 + r p(r), for |r| <= 0.35 (Taylor to r^13).
+TESSERA_HD TESSERA_INLINE double exp_poly(double r) {
   double p = 1.6059043836821613e-10;
   p = fmad(p, r, 2.08767569878681e-09);
   p = fmad(p, r, 2.505210838544172e-08);
@@ -137,13 +132,27 @@ TESSERA_HD TESSERA_INLINE double exp(double x) {
   p = fmad(p, r, 0.041666666666666664);
   p = fmad(p, r, 0.16666666666666666);
   p = fmad(p, r, 0.5);
-  p = fmad(p, r, 1.0);
-  p = fmad(p, r, 1.0);
+  return fmad(p, r, 1.0);
+}
+
+/// v 2^n for |n| < 2100, as two factors that stay normal (gradual underflow and overflow to
+/// +inf come out right); kn: the reduction's fmad(x, 1 / ln 2, magic), n in its low bits.
+TESSERA_HD TESSERA_INLINE double scale_by_exponent(double v, double kn, double magic) {
   const std::int32_t ni = std::int32_t(std::uint32_t(bits(kn) - bits(magic)));  // n, |n| < 2100
   const std::int32_t n1 = ni / 2, n2 = ni - n1;
   const double f1 = from_bits(std::uint64_t(std::uint32_t(n1 + 1023)) << 52);
   const double f2 = from_bits(std::uint64_t(std::uint32_t(n2 + 1023)) << 52);
-  return (p * f1) * f2;
+  return (v * f1) * f2;
+}
+
+TESSERA_HD TESSERA_INLINE double exp(double x) {
+  x = x < -1400.0 ? -1400.0 : (x > 1400.0 ? 1400.0 : x);  // keeps both 2^n factors normal
+  const double magic = 0x1.8p52;
+  const double kn = fmad(x, 1.4426950408889634, magic);
+  const double n = kn - magic;
+  double r = fmad(-n, 0.6931467056274414, x);
+  r = fmad(-n, 4.7493250390316726e-07, r);
+  return scale_by_exponent(fmad(exp_poly(r), r, 1.0), kn, magic);
 }
 
 TESSERA_HD TESSERA_INLINE float exp(float x) {
