@@ -261,5 +261,49 @@ void run_host_kernel(F&& f) {
   f();
 }
 
+// A leaf of the host kernels (the random generators' batch fill): compiled once per level in a
+// function of its own, not inlined into every kernel copy that calls it. The kernel copies are
+// flattened (everything they call is inlined into them), so a generator called from several
+// places of a kernel used to be compiled once per call site, per kernel and per level: a fold
+// over random normals was a 300 KB function per level and a plain build of a small program
+// took minutes (examples/mpi/seed003_ranks.cpp: 387 s at -O3, 33 s without dispatch).
+// TESSERA_LEAF_NOINLINE: where there are kernel copies, keeps a function (a leaf, or a
+// dispatcher to per-level functions such as philox::batch) out of them.
+#if TESSERA_HOST_DISPATCH && TESSERA_COMPILED_ISA < 2
+#define TESSERA_LEAF_NOINLINE __attribute__((noinline))
+#else
+#define TESSERA_LEAF_NOINLINE
+#endif
+#if TESSERA_HOST_DISPATCH && TESSERA_COMPILED_ISA < 2
+TESSERA_ISA_BEGIN_AVX2
+template <class F>
+TESSERA_LEAF_NOINLINE TESSERA_KERNEL_ATTRIBUTES void host_leaf_avx2(F& f) {
+  f();
+}
+TESSERA_ISA_END
+TESSERA_ISA_BEGIN_AVX512
+template <class F>
+TESSERA_LEAF_NOINLINE TESSERA_KERNEL_ATTRIBUTES void host_leaf_avx512(F& f) {
+  f();
+}
+TESSERA_ISA_END
+
+/// Runs the leaf body f at the level in use, from one function per level (see above); where
+/// there are no copies, f() in place.
+template <class F>
+TESSERA_LEAF_NOINLINE void run_host_leaf(F&& f) {
+  const host_isa isa = host_isa_in_use();
+  if (isa == host_isa::avx512) return host_leaf_avx512(f);
+  if constexpr (TESSERA_COMPILED_ISA < 1)
+    if (isa == host_isa::avx2) return host_leaf_avx2(f);
+  f();
+}
+#else
+template <class F>
+TESSERA_INLINE void run_host_leaf(F&& f) {
+  f();
+}
+#endif
+
 }  // namespace detail
 }  // namespace tessera

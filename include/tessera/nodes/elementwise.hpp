@@ -8,8 +8,11 @@
 #include <utility>
 
 #include "../core/expression.hpp"
+#include "../core/host_isa.hpp"
 #include "../core/pack.hpp"
 #include "../core/shared_value.hpp"
+
+TESSERA_BATCH_DIAGNOSTICS_BEGIN  // config.hpp: gcc false positives in batch code
 
 namespace tessera {
 
@@ -66,7 +69,8 @@ struct elementwise_line_of<std::index_sequence<I...>, Op, L...> {
     if constexpr (op_batch) {
       detail::pack<std::array<typename L::value_type, batch_size>...> buf;
       (detail::get<I>(ls).fill(j0, n, detail::get<I>(buf).data()), ...);
-      op.fill_batch(detail::get<I>(buf).data()..., n, out);
+      // the op's batch form is a leaf: one function per CPU level (core/host_isa.hpp)
+      detail::run_host_leaf([&] { op.fill_batch(detail::get<I>(buf).data()..., n, out); });
     } else if constexpr (!batched) {
       for (index_t k = 0; k < n; ++k) out[k] = (*this)(j0 + k);
     } else {
@@ -258,3 +262,5 @@ class elementwise : public detail::elementwise_node<std::index_sequence_for<A...
 };
 
 }  // namespace tessera
+
+TESSERA_BATCH_DIAGNOSTICS_END

@@ -8,6 +8,8 @@
 #include "../core/vector_sqrt.hpp"
 #include "../core/promote.hpp"
 
+TESSERA_BATCH_DIAGNOSTICS_BEGIN  // config.hpp: gcc false positives in batch code
+
 namespace tessera::ops {
 
 /// True for signed integer types whose arithmetic is not promoted to int (int32, int64): their
@@ -259,3 +261,5 @@ struct cast_to {
 };
 
 }  // namespace tessera::ops
+
+TESSERA_BATCH_DIAGNOSTICS_END

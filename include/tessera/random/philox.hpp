@@ -163,8 +163,9 @@ TESSERA_ISA_END
 
 /// Host batch: blocks lo[j] | hi[j] << 32 (j < n) of one subsequence, as four word arrays
 /// (structure of arrays). SSE2 / AVX2 / AVX-512 lanes at the level in use (core/host_isa.hpp),
-/// block() for the rest. Every level gives the same words.
-inline void batch(key k, std::uint64_t subsequence, const std::uint32_t* lo,
+/// block() for the rest. Every level gives the same words. Not inlined into the kernel copies
+/// (it is its own dispatcher: TESSERA_LEAF_NOINLINE).
+TESSERA_LEAF_NOINLINE inline void batch(key k, std::uint64_t subsequence, const std::uint32_t* lo,
                   const std::uint32_t* hi, int n, std::uint32_t* x, std::uint32_t* y,
                   std::uint32_t* z, std::uint32_t* w) {
   const std::uint32_t s0 = std::uint32_t(subsequence), s1 = std::uint32_t(subsequence >> 32);

@@ -148,16 +148,38 @@ struct philox_array {
   }
 
   /// out[k] = (*this)(flat0 + k * dflat), k < n: Philox on lanes, then the transform.
+  /// One function per CPU level (core/host_isa.hpp, run_host_leaf), called by the kernels.
   void fill(index_t flat0, index_t dflat, index_t n, value_type* out) const {
+    tessera::detail::run_host_leaf([&] { fill_here(flat0, dflat, n, out); });
+  }
+
+ private:
+  // Each heavy piece (Philox lanes, the distribution's blocks) has one call site here: the
+  // leaf copies inline everything they call.
+  void fill_here(index_t flat0, index_t dflat, index_t n, value_type* out) const {
+    alignas(64) value_type r[max_blocks * epb];
     while (n > 0) {
       const int m = int(std::min<index_t>(n, batch_size));
-      if (dflat == 1) {
-        if constexpr (two_apart) fill_two_apart(std::uint64_t(flat0), m, out);
-        else fill_contiguous(std::uint64_t(flat0), 1, m, out);
-      } else if (stride2_blocks && dflat == 2) {
-        // Stride 2 over pairs two apart: D's elements 4g + 2 (flat0 & 1) + {0, 1} for
-        // consecutive g, that is both elements of every other block.
-        fill_contiguous(swap_low_bits(std::uint64_t(flat0)), 2, m, out);
+      if (dflat == 1 || (stride2_blocks && dflat == 2)) {
+        // D's elements i0, i0 + 1, ... (or, stride 2 over pairs two apart: D's elements
+        // 4g + 2 (flat0 & 1) + {0, 1} for consecutive g, both elements of every other block).
+        std::uint64_t i0 = std::uint64_t(flat0);
+        int bstride = 1, skip = 0, len = m;
+        if (dflat == 2) {
+          i0 = swap_low_bits(i0);
+          bstride = 2;
+        } else if constexpr (two_apart) {
+          // the whole groups of four that hold flat0 .. flat0 + m - 1, then the groups' middle
+          // elements exchanged
+          i0 &= ~std::uint64_t(3);
+          skip = int(std::uint64_t(flat0) - i0);
+          len = (skip + m + 3) & ~3;
+        }
+        fill_contiguous(i0, bstride, len, len == m ? out : r);
+        value_type* v = len == m ? out : r;
+        if (dflat == 1 && two_apart)
+          for (int q = 0; q < len; q += 4) std::swap(v[q + 1], v[q + 2]);
+        if (len != m) std::copy(r + skip, r + skip + m, out);
       } else {
         fill_lanes(std::uint64_t(flat0), std::uint64_t(dflat), m, out);
       }
@@ -167,7 +189,6 @@ struct philox_array {
     }
   }
 
- private:
   static constexpr int max_blocks = int(batch_size) + 8;
   static constexpr bool stride2_blocks = two_apart && epb == 2 && detail::has_blocks<D>;
 
@@ -187,13 +208,11 @@ struct philox_array {
     philox::batch(key, stream, lo, hi, nb, x, y, z, w);
     const site first{key, stream, b0 * epb};
     if constexpr (detail::has_blocks<D>) {
-      if (skip == 0 && nb * epb == n) {  // aligned: write straight into out
-        dist.blocks(x, y, z, w, nb, out, first);
-        return;
-      }
+      const bool aligned = skip == 0 && nb * epb == n;  // aligned: write straight into out
       alignas(64) value_type r[max_blocks * epb];
-      dist.blocks(x, y, z, w, nb, r, first);
-      for (int k = 0; k < n; ++k) out[k] = r[k + skip];
+      dist.blocks(x, y, z, w, nb, aligned ? out : r, first);
+      if (!aligned)
+        for (int k = 0; k < n; ++k) out[k] = r[k + skip];
     } else {
       for (int k = 0; k < n; ++k) {
         const int e = k + skip, j = e / epb;
@@ -201,22 +220,6 @@ struct philox_array {
                               site{key, stream, first.index + std::uint64_t(e)});
       }
     }
-  }
-
-  /// Array elements flat0 .. flat0 + n - 1 of a pairs_two_apart D: D's elements of the whole
-  /// groups of four that hold them, then the groups' middle elements exchanged.
-  void fill_two_apart(std::uint64_t flat0, int n, value_type* out) const {
-    const std::uint64_t g0 = flat0 & ~std::uint64_t(3);
-    const int skip = int(flat0 - g0), len = (skip + n + 3) & ~3;
-    if (skip == 0 && len == n) {  // whole groups: in place
-      fill_contiguous(g0, 1, n, out);
-      for (int q = 0; q < n; q += 4) std::swap(out[q + 1], out[q + 2]);
-      return;
-    }
-    alignas(64) value_type r[batch_size + 8];
-    fill_contiguous(g0, 1, len, r);
-    for (int q = 0; q < len; q += 4) std::swap(r[q + 1], r[q + 2]);
-    std::copy(r + skip, r + skip + n, out);
   }
 
   void fill_lanes(std::uint64_t flat0, std::uint64_t dflat, int n, value_type* out) const {
