@@ -1,7 +1,8 @@
-// exp, log, sin, cos, tanh and pow of host element code (core/host_math.hpp): within 1 ulp (exp,
-// sin, cos, pow) and 2 ulp (log, tanh) of glibc over the whole range, IEEE special values, and
-// the same through ts::exp / ts::log / ts::sin / ts::cos / ts::pow (sin, cos and pow: batches
-// bitwise equal to per-element calls).
+// exp, log, log2, log10, sin, cos, tanh and pow of host element code (core/host_math.hpp): within
+// 1 ulp (exp, sin, cos, pow) and 2 ulp (log, tanh) of glibc, log2 and log10 within 1 ulp of the
+// exact value, over the whole range, IEEE special values, and the same through ts::exp / ts::log /
+// ts::log2 / ts::log10 / ts::sin / ts::cos / ts::pow (sin, cos and pow: batches bitwise equal to
+// per-element calls).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -100,6 +101,71 @@ TEST_CASE("host exp and log give IEEE special values", "[math]") {
   CHECK(std::isnan(hm::log(-2.0f)));
   CHECK(hm::log(F::infinity()) == F::infinity());
   CHECK(ulps(hm::log(F::denorm_min()), std::log(F::denorm_min())) <= 2);
+}
+
+TEST_CASE("host log2 and log10 are within 1 ulp, exact at powers, with IEEE special values", "[math]") {
+  const auto seed = testing::test_seed(31);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> near1(-0.01, 0.01);
+  double worst = 0, worst_f = 0, at = 0, at_f = 0;
+  for (int i = 0; i < 300000; ++i) {
+    // any binade (subnormals included), and next to 1 where the logarithms are small
+    const double x = (i % 3) ? any_positive<double>(rng) : 1.0 + near1(rng) * ((i % 2) ? 1 : 0x1p-30);
+    // against long double (64-bit significand): glibc's double log10 is up to 1.5 ulp off next
+    // to 1 (log10(0x1.02302255a3d39p+0): 1.52 ulp), these are within about half an ulp
+    const long double xl = x;
+    const double e = std::max(ulps(hm::log2(x), double(std::log2(xl))),
+                              ulps(hm::log10(x), double(std::log10(xl))));
+    if (e > worst) worst = e, at = x;
+    const float xf = (i % 3) ? any_positive<float>(rng) : float(x);
+    const double ef = std::max(ulps(hm::log2(xf), float(std::log2(double(xf)))),
+                               ulps(hm::log10(xf), float(std::log10(double(xf)))));
+    if (ef > worst_f) worst_f = ef, at_f = xf;
+  }
+  INFO("worst " << worst << " ulp at " << at << ", float " << worst_f << " ulp at " << at_f);
+  CHECK(worst <= 1);
+  CHECK(worst_f <= 1);
+  int inexact = 0;
+  for (int k = -1074; k <= 1023; ++k) inexact += hm::log2(std::ldexp(1.0, k)) != double(k);
+  for (int k = -149; k <= 127; ++k) inexact += hm::log2(std::ldexp(1.0f, k)) != float(k);
+  double p = 1;
+  for (int k = 0; k <= 22; ++k, p *= 10) inexact += hm::log10(p) != double(k);
+  CHECK(inexact == 0);
+  const long double above1 = std::nextafter(1.0, 2.0), below1 = std::nextafter(1.0, 0.0);
+  CHECK(ulps(hm::log2(double(above1)), double(std::log2(above1))) <= 1);
+  CHECK(ulps(hm::log10(double(below1)), double(std::log10(below1))) <= 1);
+  using L = std::numeric_limits<double>;
+  for (double (*f)(double) : {+[](double v) { return hm::log2(v); }, +[](double v) { return hm::log10(v); }}) {
+    CHECK(f(1.0) == 0.0);
+    CHECK(!std::signbit(f(1.0)));
+    CHECK(f(0.0) == -L::infinity());
+    CHECK(f(-0.0) == -L::infinity());
+    CHECK(std::isnan(f(-1.0)));
+    CHECK(std::isnan(f(-L::denorm_min())));
+    CHECK(std::isnan(f(-L::infinity())));
+    CHECK(std::isnan(f(L::quiet_NaN())));
+    CHECK(f(L::infinity()) == L::infinity());
+  }
+  CHECK(hm::log2(L::max()) == std::log2(L::max()));
+  CHECK(hm::log10(L::denorm_min()) == std::log10(L::denorm_min()));
+  CHECK(hm::log2(0.0f) == -std::numeric_limits<float>::infinity());
+  CHECK(std::isnan(hm::log10(-2.0f)));
+}
+
+TEST_CASE("ts::log2 and ts::log10 of arrays use them, in every chunk kernel", "[math]") {
+  auto x = ts::from_xtensor(xt::xarray<double>{{-1, 0, 1e-310, 0.5}, {1, 8, 1000, 1e300}}, {1, 3});
+  const xt::xarray<double> l2 = ts::compute(ts::log2(x), ts::host{.threads = 2});
+  const xt::xarray<double> l10 = ts::compute(ts::log10(x), ts::host{.threads = 2});
+  const xt::xarray<double> xs = ts::compute(x);
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    INFO("x = " << xs.flat(i));
+    const long double xl = xs.flat(i);
+    CHECK(ulps(l2.flat(i), double(std::log2(xl))) <= 1);
+    CHECK(ulps(l10.flat(i), double(std::log10(xl))) <= 1);
+  }
+  CHECK(l2(1, 1) == 3.0);
+  CHECK(l10(1, 2) == 3.0);
 }
 
 TEST_CASE("ts::exp and ts::log of arrays use them, in every chunk kernel", "[math]") {

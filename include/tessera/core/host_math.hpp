@@ -1,10 +1,11 @@
-// exp, log, sin, cos, tanh and pow for element code on the host: branch-free inline code (the
-// random module's kernels, random/math.hpp) with IEEE special values, so the chunk kernels
-// vectorize them (libm's functions are calls, which keep a loop scalar; so does a conditional
-// expression with arithmetic in an arm, which gcc will not if-convert: selects here are of
-// values already computed, or detail::pick). exp, sin, cos and pow within 1 ulp, log and tanh
-// within 2 ulp of glibc (tests/test_host_math.cpp: random inputs over the whole range and the
-// special values). Device code keeps CUDA's own functions.
+// exp, log, log2, log10, sin, cos, tanh and pow for element code on the host: branch-free inline
+// code (the random module's kernels, random/math.hpp) with IEEE special values, so the chunk
+// kernels vectorize them (libm's functions are calls, which keep a loop scalar; so does a
+// conditional expression with arithmetic in an arm, which gcc will not if-convert: selects here
+// are of values already computed, or detail::pick). exp, sin, cos and pow within 1 ulp, log and
+// tanh within 2 ulp of glibc, log2 and log10 within 1 ulp of the exact value
+// (tests/test_host_math.cpp: random inputs over the whole range and the special values). Device
+// code keeps CUDA's own functions.
 //
 // sin, cos and pow: the branch-free part (sin_reduced, cos_reduced, pow_reduced) covers the
 // ordinary arguments (|x| < 2^30 for sin and cos, where a three-part pi / 2 reduces the argument
@@ -340,5 +341,69 @@ TESSERA_HD inline float pow(float x, float y) {
   if (pow_exact_exponent(y)) return pow_exact(x, y);
   return pow_reduced_applies(x, y) ? pow_reduced(x, y) : ::powf(x, y);
 }
+
+namespace detail {
+/// log_b x = k log_b 2 + (ln m) / ln b for any x (x = 2^k m, m in [sqrt(1/2), sqrt(2)); bh + bl
+/// = log_b 2 with k bh exact, ch + cl = 1 / ln b), rounded once, branch-free. ln m = 2 atanh(s),
+/// s = (m - 1) / (m + 1): 2s as a double-double, the rest of the series (at most 2^-6.7 of it)
+/// in double, to s^23; both products and the sum with k log_b 2 carried as double-doubles, so
+/// the value before the last rounding is within about 2^-57 of the exact one (relative): within
+/// 1 ulp, nearly always correctly rounded. NaN below 0 and for NaN, -inf at +-0, +inf at +inf.
+TESSERA_HD TESSERA_INLINE double log_base(double x, double bh, double bl, double ch, double cl) {
+  using lim = std::numeric_limits<double>;
+  using random::math::bits;
+  using random::math::fmad;
+  using random::math::from_bits;
+  const bool tiny = x < 0x1p-1022;
+  const std::uint64_t b = bits(pick((x > 0) & (x <= lim::max()), x, 1.0) * pick(tiny, 0x1p52, 1.0));
+  const std::uint64_t t = b - 0x3FE6A09E667F3BCDull;  // exponent of x / sqrt(1/2)
+  const std::int32_t k = std::int32_t(std::uint32_t(t >> 32)) >> 20;
+  const double m = from_bits(b - (std::uint64_t(std::int64_t(k)) << 52));
+  const double e = double(k - (52 & -std::int32_t(tiny)));
+  const double f = m - 1.0;  // exact (Sterbenz)
+  const double nh = 2.0 + f, nl = f - (nh - 2.0);  // m + 1 = nh + nl exactly
+  const double inv = 1.0 / nh;
+  const double s = f * inv;
+  const double sl = fmad(-s, nl, fmad(-s, nh, f)) * inv;  // f / (m + 1) = s + sl
+  const double z = s * s;
+  double q = 1.0 / 23;
+  q = fmad(q, z, 1.0 / 21);
+  q = fmad(q, z, 1.0 / 19);
+  q = fmad(q, z, 1.0 / 17);
+  q = fmad(q, z, 1.0 / 15);
+  q = fmad(q, z, 1.0 / 13);
+  q = fmad(q, z, 1.0 / 11);
+  q = fmad(q, z, 1.0 / 9);
+  q = fmad(q, z, 1.0 / 7);
+  q = fmad(q, z, 1.0 / 5);
+  q = fmad(q, z, 1.0 / 3);
+  const double ah = 2.0 * s;
+  const double al = fmad(ah * z, q, 2.0 * sl);  // ln m = ah + al (2 sl exact)
+  const double h = ah * ch;
+  const double err = fmad(ah, ch, -h) + fmad(ah, cl, al * ch);  // (ah + al) c = h + err
+  double sh, se;
+  two_sum(e * bh, h, sh, se);  // e bh exact
+  double r = sh + (se + fmad(e, bl, err));
+  r = pick(x < 0, lim::quiet_NaN(), r);
+  r = pick(x == 0, -lim::infinity(), r);
+  r = pick(x == lim::infinity(), x, r);
+  return pick(x != x, x, r);
+}
+}  // namespace detail
+
+/// Base-2 and base-10 logarithms, branch-free (detail::log_base): within 1 ulp of the exact
+/// value, nearly always correctly rounded (glibc's log10 is up to 1.5 ulp off next to 1), exact
+/// at powers of two and, for log10, of ten up to 10^22; NaN below 0 and for NaN, -inf at +-0,
+/// +inf at +inf.
+TESSERA_HD TESSERA_INLINE double log2(double x) {
+  return detail::log_base(x, 1.0, 0.0, 0x1.71547652b82fep+0, 0x1.777d0ffda0d24p-56);
+}
+TESSERA_HD TESSERA_INLINE double log10(double x) {
+  return detail::log_base(x, 0x1.3441350ap-2, -0x1.0c0219dc1da99p-39, 0x1.bcb7b1526e50ep-2,
+                          0x1.95355baaafad3p-57);
+}
+/// float: the double functions rounded once.
+TESSERA_HD TESSERA_INLINE float log2(float x) { return float(log2(double(x))); }
+TESSERA_HD TESSERA_INLINE float log10(float x) { return float(log10(double(x))); }
 
 }  // namespace tessera::host_math

@@ -37,6 +37,16 @@ TESSERA_MATH1(tanh)
 TESSERA_HD inline float tanh(float x) { return host_math::tanh(x); }
 TESSERA_HD inline double tanh(double x) { return host_math::tanh(x); }
 #endif
+// log2 and log10: on the host the branch-free versions of host_math.hpp (within 1 ulp of glibc).
+#if defined(__CUDA_ARCH__)
+TESSERA_MATH1(log2)
+TESSERA_MATH1(log10)
+#else
+TESSERA_HD inline float log2(float x) { return host_math::log2(x); }
+TESSERA_HD inline double log2(double x) { return host_math::log2(x); }
+TESSERA_HD inline float log10(float x) { return host_math::log10(x); }
+TESSERA_HD inline double log10(double x) { return host_math::log10(x); }
+#endif
 TESSERA_MATH1(sqrt)
 TESSERA_MATH1(fabs)
 // The rest of NumPy's floating ufuncs: libm on the host (scalar calls), CUDA's on the device.
@@ -51,8 +61,6 @@ TESSERA_MATH1(acosh)
 TESSERA_MATH1(atanh)
 TESSERA_MATH1(log1p)
 TESSERA_MATH1(expm1)
-TESSERA_MATH1(log2)
-TESSERA_MATH1(log10)
 TESSERA_MATH1(exp2)
 TESSERA_MATH1(cbrt)
 TESSERA_MATH1(floor)
