@@ -192,26 +192,33 @@ TESSERA_HD TESSERA_INLINE void two_sum(double a, double b, double& s, double& e)
   e = (a - (s - bb)) + (b - bb);
 }
 
-/// log x = lh + ll for x positive and finite (subnormals included), within about 2^-66 of the
-/// exact value plus 2^-75 |exponent| (x = 2^e m, m in [sqrt(1/2), sqrt(2)): log m = 2 atanh(s),
-/// s = (m - 1) / (m + 1) carried as a double-double, its series to s^25 with the first three
-/// terms in double-double).
-TESSERA_HD TESSERA_INLINE void log_dd(double x, double& lh, double& ll) {
+/// x = 2^e m with m in [sqrt(1/2), sqrt(2)) and s + sl = (m - 1) / (m + 1) (a double-double),
+/// for x positive and finite (subnormals included): the reduction of log_dd and log_base.
+TESSERA_HD TESSERA_INLINE void log_reduce(double x, double& e, double& s, double& sl) {
   using random::math::bits;
   using random::math::from_bits;
-  constexpr double ln2_hi = 0x1.62e42feep-1;  // 32 significant bits: e ln2_hi is exact
-  constexpr double ln2_lo = 0x1.a39ef35793c76p-33;
   const bool tiny = x < 0x1p-1022;
   const std::uint64_t b = bits(x * pick(tiny, 0x1p52, 1.0));
   const std::uint64_t t = b - 0x3FE6A09E667F3BCDull;  // exponent of x / sqrt(1/2)
   const std::int32_t k = std::int32_t(std::uint32_t(t >> 32)) >> 20;
   const double m = from_bits(b - (std::uint64_t(std::int64_t(k)) << 52));
-  const double e = double(k - (52 & -std::int32_t(tiny)));
+  e = double(k - (52 & -std::int32_t(tiny)));
   const double f = m - 1.0;  // exact (Sterbenz)
   const double nh = 2.0 + f, nl = f - (nh - 2.0);  // m + 1 = nh + nl exactly
   const double inv = 1.0 / nh;  // (one division: s need not be the rounded quotient)
-  const double s = f * inv;
-  const double sl = fmad(-s, nl, fmad(-s, nh, f)) * inv;  // f / (m + 1) = s + sl
+  s = f * inv;
+  sl = fmad(-s, nl, fmad(-s, nh, f)) * inv;  // f / (m + 1) = s + sl
+}
+
+/// log x = lh + ll for x positive and finite (subnormals included), within about 2^-66 of the
+/// exact value plus 2^-75 |exponent| (x = 2^e m, m in [sqrt(1/2), sqrt(2)): log m = 2 atanh(s),
+/// s = (m - 1) / (m + 1) carried as a double-double, its series to s^25 with the first three
+/// terms in double-double).
+TESSERA_HD TESSERA_INLINE void log_dd(double x, double& lh, double& ll) {
+  constexpr double ln2_hi = 0x1.62e42feep-1;  // 32 significant bits: e ln2_hi is exact
+  constexpr double ln2_lo = 0x1.a39ef35793c76p-33;
+  double e, s, sl;
+  log_reduce(x, e, s, sl);
   const double zh = s * s;
   const double zl = fmad(2.0 * s, sl, fmad(s, s, -zh));  // (s + sl)^2 = zh + zl
   // 2 atanh(S) = 2S + 2S^3 / 3 + 2S^5 / 5 + 2S^7 (1/7 + S^2 / 9 + ... + S^18 / 25): the first
@@ -351,20 +358,9 @@ namespace detail {
 /// 1 ulp, nearly always correctly rounded. NaN below 0 and for NaN, -inf at +-0, +inf at +inf.
 TESSERA_HD TESSERA_INLINE double log_base(double x, double bh, double bl, double ch, double cl) {
   using lim = std::numeric_limits<double>;
-  using random::math::bits;
   using random::math::fmad;
-  using random::math::from_bits;
-  const bool tiny = x < 0x1p-1022;
-  const std::uint64_t b = bits(pick((x > 0) & (x <= lim::max()), x, 1.0) * pick(tiny, 0x1p52, 1.0));
-  const std::uint64_t t = b - 0x3FE6A09E667F3BCDull;  // exponent of x / sqrt(1/2)
-  const std::int32_t k = std::int32_t(std::uint32_t(t >> 32)) >> 20;
-  const double m = from_bits(b - (std::uint64_t(std::int64_t(k)) << 52));
-  const double e = double(k - (52 & -std::int32_t(tiny)));
-  const double f = m - 1.0;  // exact (Sterbenz)
-  const double nh = 2.0 + f, nl = f - (nh - 2.0);  // m + 1 = nh + nl exactly
-  const double inv = 1.0 / nh;
-  const double s = f * inv;
-  const double sl = fmad(-s, nl, fmad(-s, nh, f)) * inv;  // f / (m + 1) = s + sl
+  double e, s, sl;
+  log_reduce(pick((x > 0) & (x <= lim::max()), x, 1.0), e, s, sl);
   const double z = s * s;
   double q = 1.0 / 23;
   q = fmad(q, z, 1.0 / 21);
