@@ -13,11 +13,14 @@ namespace tessera::portable_math {
 #define TESSERA_MATH1(name)                                            \
   TESSERA_HD inline float name(float x) { return ::name##f(x); }       \
   TESSERA_HD inline double name(double x) { return ::name(x); }
-// exp, log, sin and cos: on the host the versions of host_math.hpp (they vectorize inside the
-// chunk kernels; exp, sin and cos within 1 ulp, log within 2 ulp of glibc), on the device CUDA's.
+// exp, log, log2, log10, sin and cos: on the host the versions of host_math.hpp (they vectorize
+// inside the chunk kernels; exp, sin and cos within 1 ulp, log within 2 ulp of glibc, log2 and
+// log10 within 1 ulp of the exact value), on the device CUDA's.
 #if defined(__CUDA_ARCH__)
 TESSERA_MATH1(exp)
 TESSERA_MATH1(log)
+TESSERA_MATH1(log2)
+TESSERA_MATH1(log10)
 TESSERA_MATH1(sin)
 TESSERA_MATH1(cos)
 #else
@@ -25,6 +28,10 @@ TESSERA_HD inline float exp(float x) { return host_math::exp(x); }
 TESSERA_HD inline double exp(double x) { return host_math::exp(x); }
 TESSERA_HD inline float log(float x) { return host_math::log(x); }
 TESSERA_HD inline double log(double x) { return host_math::log(x); }
+TESSERA_HD inline float log2(float x) { return host_math::log2(x); }
+TESSERA_HD inline double log2(double x) { return host_math::log2(x); }
+TESSERA_HD inline float log10(float x) { return host_math::log10(x); }
+TESSERA_HD inline double log10(double x) { return host_math::log10(x); }
 TESSERA_HD inline float sin(float x) { return host_math::sin(x); }
 TESSERA_HD inline double sin(double x) { return host_math::sin(x); }
 TESSERA_HD inline float cos(float x) { return host_math::cos(x); }
@@ -36,16 +43,6 @@ TESSERA_MATH1(tanh)
 #else
 TESSERA_HD inline float tanh(float x) { return host_math::tanh(x); }
 TESSERA_HD inline double tanh(double x) { return host_math::tanh(x); }
-#endif
-// log2 and log10: on the host the branch-free versions of host_math.hpp (within 1 ulp of glibc).
-#if defined(__CUDA_ARCH__)
-TESSERA_MATH1(log2)
-TESSERA_MATH1(log10)
-#else
-TESSERA_HD inline float log2(float x) { return host_math::log2(x); }
-TESSERA_HD inline double log2(double x) { return host_math::log2(x); }
-TESSERA_HD inline float log10(float x) { return host_math::log10(x); }
-TESSERA_HD inline double log10(double x) { return host_math::log10(x); }
 #endif
 TESSERA_MATH1(sqrt)
 TESSERA_MATH1(fabs)
