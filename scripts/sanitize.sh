@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The sanitizer pass (issue 18): AddressSanitizer (with LeakSanitizer) + UndefinedBehaviorSanitizer
-# over the host tests, every report fatal (-fno-sanitize-recover=all). scripts/test.sh runs it
-# after the normal ctest run, so CI does.
+# A sanitizer build of its own: AddressSanitizer (with LeakSanitizer) + UndefinedBehaviorSanitizer
+# over a subset of the host tests, every report fatal (-fno-sanitize-recover=all), in build-asan/.
+# CI does not call it: scripts/test.sh instruments its six executables inside the main build
+# (TESSERA_SANITIZED_TESTS, tests/CMakeLists.txt). This script is for other subsets.
 #
 #   scripts/sanitize.sh                 build build-asan/ and run the subset below
 #   SANITIZE_TARGETS="test_view" scripts/sanitize.sh     another subset
 #
-# What and why (CI: 2 cores, the whole run must stay under ~35 minutes, so this pass gets ~10):
 # * Flags: -O1 -g1 (TESSERA_SANITIZE=address,undefined through tessera_dev_flags: the project's
 #   test executables only; Catch2's main and the system libraries are not instrumented).
 #   -O1 keeps ASan's reports precise and compiles far faster than -O2/-O3 of the instrumented
