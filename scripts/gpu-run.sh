@@ -8,7 +8,8 @@
 #
 #   BUDGET=470 timeout 540 bash scripts/gpu-run.sh [PHASES]
 #   PHASES: a comma list of tests, sanitize, bench, streams, peers, linalg, profile (Nsight
-#   Compute of two chunk kernels); default all = every phase but profile.
+#   Compute of two chunk kernels); default all = every phase but profile. Phases run in the
+#   order tests (with sanitize beside it), bench, linalg, peers, streams, profile.
 #
 # Every step has a time limit and no step starts after $BUDGET seconds (default 560); the outer
 # timeout keeps a call inside the device tool's 10 minutes, so it always returns its logs.
@@ -128,13 +129,15 @@ if has bench; then
   } 2>&1 | tee "$out/bench.txt"
 fi
 
-if has streams; then
-  # streams_per_device 1..8 on the one GPU: the same results, time per variant.
-  timeout "$(limit 150)" .gpu/run cuda_bench_seed003 --backend cuda --n 100000 --chunk 10000 \
-      --variant a,b,d --repeat 3 --streams 1,2,3,4,5,6,7,8 \
-      2>&1 | tee -a "$out/bench.txt"
+if has linalg; then
+  {
+    timeout "$(limit 120)" .gpu/run cuda_bench_svd --backend cuda --case seed000 --all --reps 5
+    # svd_compressed (host-staged on ts::cuda, ~10 s a call) only with the default streams
+    timeout "$(limit 120)" .gpu/run cuda_bench_svd --backend cuda --case tall10m --all --reps 3 --streams 2
+    timeout "$(limit 120)" .gpu/run cuda_bench_svd --backend cuda --case tall10m --all --no-compressed --reps 3 --streams 8
+    timeout "$(limit 120)" python3 benchmarks/peers/linalg_cupy.py --reps 5 --case seed000 --case tall10m
+  } 2>&1 | tee "$out/linalg.txt"
 fi
-
 if has peers; then
   {
     timeout "$(limit 150)" python3 benchmarks/peers/seed003_dask.py --peers dask-cupy,cupy \
@@ -144,15 +147,13 @@ if has peers; then
   } 2>&1 | tee "$out/peers.txt"
 fi
 
-if has linalg; then
-  {
-    timeout "$(limit 120)" .gpu/run cuda_bench_svd --backend cuda --case seed000 --all --reps 5
-    for s in 2 8; do
-      timeout "$(limit 120)" .gpu/run cuda_bench_svd --backend cuda --case tall10m --all --reps 3 --streams $s
-    done
-    timeout "$(limit 120)" python3 benchmarks/peers/linalg_cupy.py --reps 5 --case seed000 --case tall10m
-  } 2>&1 | tee "$out/linalg.txt"
+if has streams; then
+  # streams_per_device 1..8 on the one GPU: the same results, time per variant.
+  timeout "$(limit 150)" .gpu/run cuda_bench_seed003 --backend cuda --n 100000 --chunk 10000 \
+      --variant a,b,d --repeat 3 --streams 1,2,3,4,5,6,7,8 \
+      2>&1 | tee -a "$out/bench.txt"
 fi
+
 if has profile; then
   # Nsight Compute on a few chunk kernels of seed 003 (a) and (b): where a kernel's time goes.
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)

@@ -6,6 +6,8 @@
 // compute/persist/item and for ts::linalg.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -321,6 +323,23 @@ TEST_CASE("without a usable device: ts::cuda throws, auto_backend falls back", "
   CHECK(ts::cuda::memory_in_use().empty());
   CHECK(ts::cuda::memory_reserved().empty());
   CHECK_NOTHROW(ts::cuda::release_memory());
+}
+
+TEST_CASE("CholeskyQR2's acceptance test: the 1-norm condition number of a triangular factor",
+          "[cuda][linalg][tsqr]") {
+  using ts::linalg::cuda_dense::triangular_condition_1;
+  // R = [2 1; 0 4] (column-major), R^-1 = [0.5 -0.125; 0 0.25]: ||R||_1 = 5, ||R^-1||_1 = 0.5
+  const double r[4] = {2, 0, 1, 4}, rinv[4] = {0.5, 0, -0.125, 0.25};
+  CHECK(triangular_condition_1(r, rinv, 2) == 2.5);
+  // only the upper triangle counts (the strict lower part is not R's)
+  const double r_junk[4] = {2, 99, 1, 4};
+  CHECK(triangular_condition_1(r_junk, rinv, 2) == 2.5);
+  const double nan_inv[4] = {0.5, 0, std::nan(""), 0.25};
+  CHECK(triangular_condition_1(r, nan_inv, 2) == std::numeric_limits<double>::infinity());
+  CHECK_FALSE(triangular_condition_1(r, nan_inv, 2) <= ts::linalg::cuda_dense::cholesky_qr2_first_limit<double>());
+  // the first step's limit: 0.1 / sqrt(eps)
+  CHECK(ts::linalg::cuda_dense::cholesky_qr2_first_limit<double>() == Approx(6.71e6).epsilon(1e-3));
+  CHECK(ts::linalg::cuda_dense::cholesky_qr2_first_limit<float>() == Approx(289.6).epsilon(1e-3));
 }
 
 TEST_CASE("linalg without a usable device: ts::cuda throws, auto_backend falls back",

@@ -255,3 +255,91 @@ TEST_CASE("device TSQR: Q on the device, R as the host TSQR's up to signs, any s
     }
   }
 }
+
+namespace {
+
+/// max |Q'Q - I| of a column-major-agnostic xtensor Q (m x k), the max-norm of Q R - A relative
+/// to max |A|, and whether every diagonal element of R is positive.
+struct qr_quality {
+  double orth = 0, resid = 0;
+  bool positive_diagonal = true;
+};
+
+qr_quality measure_qr(const xt::xarray<double>& a, const xt::xarray<double>& q, const xt::xarray<double>& r) {
+  qr_quality out;
+  const std::size_t m = a.shape()[0], n = a.shape()[1], k = q.shape()[1];
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) {
+      double s = 0;
+      for (std::size_t t = 0; t < m; ++t) s += q(t, i) * q(t, j);
+      out.orth = std::max(out.orth, std::abs(s - (i == j ? 1.0 : 0.0)));
+    }
+  double big = 0, e = 0;
+  for (std::size_t t = 0; t < m; ++t)
+    for (std::size_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (std::size_t i = 0; i <= std::min(j, k - 1); ++i) s += q(t, i) * r(i, j);
+      e = std::max(e, std::abs(s - a(t, j)));
+      big = std::max(big, std::abs(a(t, j)));
+    }
+  out.resid = e / big;
+  for (std::size_t i = 0; i < k; ++i) out.positive_diagonal = out.positive_diagonal && r(i, i) > 0;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("device TSQR: CholeskyQR2 where A is well conditioned, Householder where it is not",
+          "[cuda][linalg][tsqr]") {
+  const auto seed = test_seed(9092);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> nd;
+  const ts::index_t m = 3000 + ts::index_t(rng() % 2000), n = 24 + ts::index_t(rng() % 40);
+  const ts::index_t c = 300 + ts::index_t(rng() % 700);
+  INFO("seed " << seed << " m " << m << " n " << n << " row chunk " << c);
+  xt::xarray<double> g = xt::empty<double>({std::size_t(m), std::size_t(n)});
+  for (auto& v : g) v = nd(rng);
+  // Columns scaled from 1 down to 10^-decades: cond(A) about 10^decades.
+  auto scaled = [&](double decades) {
+    xt::xarray<double> a = g;
+    for (std::size_t j = 0; j < std::size_t(n); ++j) {
+      const double f = std::pow(10.0, -decades * double(j) / double(n - 1));
+      for (std::size_t i = 0; i < std::size_t(m); ++i) a(i, j) *= f;
+    }
+    return a;
+  };
+  auto run = [&](const xt::xarray<double>& a, ts::linalg::tsqr_method method) {
+    auto x = ts::from_xtensor(a, ts::chunks_t{ts::detail::regular(m, c), {n}});
+    ts::linalg::tsqr_options opt;
+    opt.method = method;
+    auto [q, r] = ts::linalg::tsqr(x, ts::cuda{.streams_per_device = 3}, opt);
+    xt::xarray<double> qc = ts::compute(q), rc = ts::compute(r);
+    return measure_qr(a, qc, rc);
+  };
+  for (double decades : {0.0, 5.0}) {  // CholeskyQR2 (R's diagonal positive by construction)
+    INFO("cond about 1e" << decades);
+    const auto a = scaled(decades);
+    const qr_quality chol = run(a, ts::linalg::tsqr_method::automatic);
+    CHECK(chol.positive_diagonal);
+    CHECK(chol.orth <= 1e-13 * double(n));
+    CHECK(chol.resid <= 1e-13 * double(n));
+    // Householder on request: geqrf's R has diagonal elements of both signs on random input
+    const qr_quality house = run(a, ts::linalg::tsqr_method::householder);
+    CHECK_FALSE(house.positive_diagonal);
+    CHECK(house.orth <= 1e-13 * double(n));
+    CHECK(house.resid <= 1e-13 * double(n));
+  }
+  {  // cond about 1e12: CholeskyQR2's test fails and Householder TSQR runs instead
+    const auto a = scaled(12.0);
+    const qr_quality q = run(a, ts::linalg::tsqr_method::automatic);
+    CHECK_FALSE(q.positive_diagonal);
+    CHECK(q.orth <= 1e-13 * double(n));
+    CHECK(q.resid <= 1e-13 * double(n));
+  }
+  {  // rank deficient (a zero column): the Cholesky factorization fails, Householder runs
+    xt::xarray<double> a = g;
+    for (std::size_t i = 0; i < std::size_t(m); ++i) a(i, 3) = 0;
+    const qr_quality q = run(a, ts::linalg::tsqr_method::automatic);
+    CHECK(q.resid <= 1e-13 * double(n));
+  }
+}

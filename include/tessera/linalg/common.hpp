@@ -57,6 +57,14 @@ svd_result<T> transposed(const svd_result<T>& t, const P& pol) {
 }  // namespace detail
 
 /// Tuning knobs of the TSQR-based factorizations.
+/// How ts::linalg's TSQR factors the row blocks.
+///   automatic:   ts::cuda tries CholeskyQR2 (two Gram-matrix passes through cuBLAS: R' R = A' A,
+///                Q1 = A R^-1, repeated once on Q1) and falls back to Householder TSQR when A is
+///                too ill-conditioned for it (linalg.md, "CholeskyQR2 on the device"); the other
+///                backends use Householder TSQR.
+///   householder: Householder TSQR (geqrf per row block, the R factors stacked) everywhere.
+enum class tsqr_method { automatic, householder };
+
 struct tsqr_options {
   /// Largest number of R factors stacked and factored together; more row blocks reduce
   /// recursively (a tree of stacked QRs). 0: automatic (stack at most ~16 Mi elements).
@@ -71,6 +79,8 @@ struct tsqr_options {
   /// Rows per leaf of the tree path (row blocks of narrow matrices are split into leaves
   /// factored in cache). 0: automatic (about 256 Ki elements, at least n rows).
   index_t leaf_rows = 0;
+  /// The algorithm (see tsqr_method).
+  tsqr_method method = tsqr_method::automatic;
 };
 
 namespace detail {

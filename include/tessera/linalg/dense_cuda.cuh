@@ -160,6 +160,67 @@ void gemm_device(handles& h, bool ta, bool tb, index_t m, index_t n, index_t k, 
                                      ci(ldb), &beta, c, ci(ldc)));
 }
 
+/// Column-major c_i = alpha op(a_i) op(b_i) + beta c_i for i < batch, a_i = a + i * sa (b, c
+/// likewise), on device memory on the handles' stream (cublas{S,D}gemmStridedBatched).
+template <class T>
+void gemm_strided_batched_device(handles& h, bool ta, bool tb, index_t m, index_t n, index_t k,
+                                 T alpha, const T* a, index_t lda, index_t sa, const T* b,
+                                 index_t ldb, index_t sb, T beta, T* c, index_t ldc, index_t sc,
+                                 index_t batch) {
+  if (m == 0 || n == 0 || batch == 0) return;
+  const auto opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if constexpr (std::is_same_v<T, double>)
+    TESSERA_CUBLAS_CHECK(cublasDgemmStridedBatched(h.blas, opa, opb, int(m), int(n), int(k), &alpha, a,
+                                                   ci(lda), (long long)sa, b, ci(ldb), (long long)sb,
+                                                   &beta, c, ci(ldc), (long long)sc, int(batch)));
+  else
+    TESSERA_CUBLAS_CHECK(cublasSgemmStridedBatched(h.blas, opa, opb, int(m), int(n), int(k), &alpha, a,
+                                                   ci(lda), (long long)sa, b, ci(ldb), (long long)sb,
+                                                   &beta, c, ci(ldc), (long long)sc, int(batch)));
+}
+
+/// y = alpha a x + beta y (a: column-major m x n), device memory, the handles' stream.
+template <class T>
+void gemv_device(handles& h, index_t m, index_t n, T alpha, const T* a, index_t lda, const T* x, T beta,
+                 T* y) {
+  if (m == 0) return;
+  if constexpr (std::is_same_v<T, double>)
+    TESSERA_CUBLAS_CHECK(cublasDgemv(h.blas, CUBLAS_OP_N, int(m), int(n), &alpha, a, ci(lda), x, 1, &beta, y, 1));
+  else
+    TESSERA_CUBLAS_CHECK(cublasSgemv(h.blas, CUBLAS_OP_N, int(m), int(n), &alpha, a, ci(lda), x, 1, &beta, y, 1));
+}
+
+/// b = a^-1 b for the upper-triangular n x n a (column-major, ld lda) and n x nrhs b (ld ldb),
+/// device memory, the handles' stream (cublas{S,D}trsm, left side, no transpose).
+template <class T>
+void upper_solve_device(handles& h, index_t n, index_t nrhs, const T* a, index_t lda, T* b, index_t ldb) {
+  if (n == 0 || nrhs == 0) return;
+  const T one = 1;
+  if constexpr (std::is_same_v<T, double>)
+    TESSERA_CUBLAS_CHECK(cublasDtrsm(h.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                     CUBLAS_DIAG_NON_UNIT, int(n), int(nrhs), &one, a, ci(lda), b, ci(ldb)));
+  else
+    TESSERA_CUBLAS_CHECK(cublasStrsm(h.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                     CUBLAS_DIAG_NON_UNIT, int(n), int(nrhs), &one, a, ci(lda), b, ci(ldb)));
+}
+
+/// Cholesky factor a = R' R of the symmetric n x n device matrix a (its upper triangle is read
+/// and overwritten by R; the strict lower triangle is left as it was); cuSOLVER's info (> 0:
+/// not positive definite) stays on the device.
+template <class T>
+void cholesky_upper_device(handles& h, scratch& s, index_t n, T* a, index_t lda, int* info) {
+  int lwork = 0;
+  if constexpr (std::is_same_v<T, double>)
+    TESSERA_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(h.solver, CUBLAS_FILL_MODE_UPPER, int(n), a, ci(lda), &lwork));
+  else
+    TESSERA_CUSOLVER_CHECK(cusolverDnSpotrf_bufferSize(h.solver, CUBLAS_FILL_MODE_UPPER, int(n), a, ci(lda), &lwork));
+  T* work = s.get<T>(lwork);
+  if constexpr (std::is_same_v<T, double>)
+    TESSERA_CUSOLVER_CHECK(cusolverDnDpotrf(h.solver, CUBLAS_FILL_MODE_UPPER, int(n), a, ci(lda), work, lwork, info));
+  else
+    TESSERA_CUSOLVER_CHECK(cusolverDnSpotrf(h.solver, CUBLAS_FILL_MODE_UPPER, int(n), a, ci(lda), work, lwork, info));
+}
+
 inline void check_info(int info, const char* what) {
   if (info != 0)
     throw std::runtime_error(std::string("tessera::linalg: cuSOLVER ") + what +

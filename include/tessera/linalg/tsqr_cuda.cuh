@@ -17,7 +17,10 @@
 // small host arrays. The host TSQR (tsqr.hpp) is the reference these are tested against.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <exception>
+#include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -102,6 +105,7 @@ struct device_tsqr {
   std::vector<index_t> rows, kb;
   std::vector<int> dev;                     // device of row block b
   std::vector<device_buffer<T>> q;          // Q_b: rows[b] x kb[b], ld rows[b], on dev[b]
+  bool q_row_major = false;                 // Q_b row-major instead (ld kb[b]): CholeskyQR2
   std::vector<device_buffer<T>> rb;         // R_b until the reduction
   std::vector<device_buffer<T>> keep;       // the stacked factors P_i point into
   std::vector<device_view<T>> p;            // P_b: kb[b] x k, on the first device
@@ -202,9 +206,10 @@ void reduce_r_device(handles& h, index_t n, const std::vector<device_view<T>>& r
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(h.stream));
 }
 
-/// Pass 1 and the reduction over a row source (make_row_source with the cuda policy).
+/// Householder TSQR: pass 1 and the reduction over a row source (make_row_source with the
+/// cuda policy).
 template <class T, class Src>
-device_tsqr<T> device_tsqr_factor(const cuda& pol, const Src& src, const tsqr_options& opt) {
+device_tsqr<T> device_householder_factor(const cuda& pol, const Src& src, const tsqr_options& opt) {
   device_tsqr<T> f;
   const index_t n = src.n, B = src.blocks();
   f.n = n;
@@ -255,6 +260,201 @@ device_tsqr<T> device_tsqr_factor(const cuda& pol, const Src& src, const tsqr_op
   return f;
 }
 
+/// The 1-norm condition number ||R||_1 ||R^-1||_1 of an upper-triangular n x n R (column-major,
+/// ld n) from R and its inverse; +inf when either holds a non-finite value. CholeskyQR2's
+/// acceptance test (host code: tested without a device in cuda_test_cuda_logic).
+template <class T>
+double triangular_condition_1(const T* r, const T* rinv, index_t n) {
+  double nr = 0, ni = 0;
+  for (index_t j = 0; j < n; ++j) {
+    double cr = 0, cinv = 0;
+    for (index_t i = 0; i <= j; ++i) {
+      cr += std::abs(double(r[i + j * n]));
+      cinv += std::abs(double(rinv[i + j * n]));
+    }
+    if (!std::isfinite(cr) || !std::isfinite(cinv)) return std::numeric_limits<double>::infinity();
+    nr = std::max(nr, cr);
+    ni = std::max(ni, cinv);
+  }
+  return nr * ni;
+}
+
+/// CholeskyQR2 gives Q orthogonal to working precision when cond(A) stays well below
+/// eps^-1/2 (Yamamoto, Nakatsukasa, Yanagisawa, Fukaya 2015). The first factor's 1-norm
+/// condition number (an over-estimate of cond_2 by at most n) must stay below this.
+template <class T>
+double cholesky_qr2_first_limit() {
+  return 0.1 / std::sqrt(double(std::numeric_limits<T>::epsilon()));
+}
+/// The second factor R2 (Q1' Q1 = R2' R2) is the identity when Q1 is orthogonal; a 1-norm
+/// condition number above this means Q1 was far from orthogonal and the result is not trusted.
+constexpr double cholesky_qr2_second_limit = 4.0;
+
+/// g (n x n) = at at' for the column-major n x mb at (a row-major mb x n row block): partial
+/// products over segments of rows (cuBLAS strided-batched gemm, so that a tall block fills the
+/// GPU) summed in segment order by one gemv. Deterministic for a given (n, mb).
+template <class T>
+void gram_device(handles& h, scratch& s, const T* at, index_t n, index_t mb, T* g) {
+  if (n == 0) return;
+  if (mb == 0) {
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(g, 0, std::size_t(n * n) * sizeof(T), h.stream));
+    return;
+  }
+  const index_t seg = std::max<index_t>(1024, n);  // rows per partial product
+  const index_t full = mb / seg, rest = mb - full * seg, parts = full + (rest > 0 ? 1 : 0);
+  if (parts == 1) {
+    gemm_device(h, false, true, n, n, mb, T(1), at, n, at, n, T(0), g, n);
+    return;
+  }
+  T* part = s.get<T>(n * n * parts);
+  gemm_strided_batched_device(h, false, true, n, n, seg, T(1), at, n, seg * n, at, n, seg * n, T(0),
+                              part, n, n * n, full);
+  if (rest > 0)
+    gemm_device(h, false, true, n, n, rest, T(1), at + full * seg * n, n, at + full * seg * n, n, T(0),
+                part + full * n * n, n);
+  const std::vector<T> ones(static_cast<std::size_t>(parts), T(1));
+  gemv_device(h, n * n, parts, T(1), part, n * n, s.upload(ones.data(), parts), T(0), g);
+}
+
+/// One Cholesky step on the current device: the grams (each n x n, on any device) summed in
+/// order, factored R' R = G (R into `r`, zero below the diagonal) and inverted (`rinv`); R and
+/// R^-1 also copied to the host (rh, rih). false when G is not positive definite or R's
+/// condition number exceeds `limit`: the caller falls back to Householder TSQR.
+template <class T>
+bool cholesky_step_device(handles& h, index_t n, const std::vector<device_buffer<T>>& grams, double limit,
+                          device_buffer<T>& r, device_buffer<T>& rinv, std::vector<T>& rh,
+                          std::vector<T>& rih) {
+  scratch s(h);
+  const index_t nn = n * n, B = index_t(grams.size());
+  r = device_buffer<T>(nn, h.device, h.stream);
+  T* stack = s.get<T>(nn * B);
+  for (index_t b = 0; b < B; ++b)
+    copy_device_matrix(stack + b * nn, nn, grams[std::size_t(b)].get(), nn, nn, 1, h.stream);
+  const std::vector<T> ones(static_cast<std::size_t>(B), T(1));
+  gemv_device(h, nn, B, T(1), stack, nn, s.upload(ones.data(), B), T(0), r.get());
+  int* info = s.get<int>(1);
+  cholesky_upper_device(h, s, n, r.get(), n, info);
+  int hinfo = 0;
+  s.download(&hinfo, info, 1);
+  s.sync();
+  if (hinfo != 0) return false;  // not positive definite (rank-deficient or too ill-conditioned)
+  zero_below_diagonal(r.get(), n, n, n, h.stream);
+  std::vector<T> eye(static_cast<std::size_t>(nn), T(0));
+  for (index_t i = 0; i < n; ++i) eye[std::size_t(i + i * n)] = T(1);
+  rinv = device_buffer<T>(nn, h.device, h.stream);
+  TESSERA_CUDA_CHECK(cudaMemcpyAsync(rinv.get(), eye.data(), std::size_t(nn) * sizeof(T),
+                                     cudaMemcpyHostToDevice, h.stream));
+  upper_solve_device(h, n, n, r.get(), n, rinv.get(), n);
+  rh.resize(std::size_t(nn));
+  rih.resize(std::size_t(nn));
+  s.download(rh.data(), r.get(), nn);
+  s.download(rih.data(), rinv.get(), nn);
+  s.sync();
+  return triangular_condition_1(rh.data(), rih.data(), n) <= limit;
+}
+
+/// CholeskyQR2 over a row source (m >= n): Q = A R1^-1 R2^-1, R = R2 R1, with
+///   pass 1 (per row block): the block evaluated row-major into device memory (kept), its
+///     gram A_b' A_b;  step 1 (first device): G = sum of the grams in block order, R1 =
+///     chol(G), R1^-1;
+///   pass 2 (per row block, on its device): Q1_b = A_b R1^-1 (one gemm into a new buffer; A_b
+///     freed), its gram;  step 2: R2 = chol(sum), R2^-1, R = R2 R1 (downloaded);
+///   device_tsqr_apply: the output chunk = Q1_b (R2^-1 X), P_b = R2^-1 for every block.
+/// Every sum runs in a fixed order: results do not depend on the stream count. Returns nothing
+/// (and frees what it held) when a step's test fails.
+template <class T, class Src>
+std::optional<device_tsqr<T>> device_cholesky_qr2_factor(const cuda& pol, const Src& src) {
+  device_tsqr<T> f;
+  const index_t n = src.n, B = src.blocks();
+  f.n = n;
+  f.k = n;
+  f.q_row_major = true;
+  f.devices = tessera::detail::cuda_backend::policy_devices(pol);
+  f.rows.resize(std::size_t(B));
+  f.kb.assign(std::size_t(B), n);
+  for (index_t b = 0; b < B; ++b) f.rows[std::size_t(b)] = src.rows(b);
+  f.dev.assign(std::size_t(B), -1);
+  f.q.resize(std::size_t(B));
+  std::vector<device_buffer<T>> grams(static_cast<std::size_t>(B));
+  dense<cuda>::parallel(pol, B, [&](index_t b) {
+    handles& h = current();
+    const index_t mb = f.rows[std::size_t(b)];
+    f.dev[std::size_t(b)] = h.device;
+    box bx;
+    bx.lo.n = bx.hi.n = 2;
+    bx.lo[0] = src.off[std::size_t(b)];
+    bx.hi[0] = src.off[std::size_t(b) + 1];
+    bx.lo[1] = 0;
+    bx.hi[1] = n;
+    auto& a = f.q[std::size_t(b)];
+    a = device_buffer<T>(mb * n, h.device, h.stream);
+    {
+      tessera::detail::cuda_backend::device_context ctx(h.device, h.stream, h.arena);
+      auto acc = src.low.bind(bx, ctx);
+      if (mb > 0)
+        tessera::detail::cuda_backend::launch_eval(acc, bx, a.get(), tessera::row_major_strides(bx), h.stream);
+    }
+    scratch s(h);
+    grams[std::size_t(b)] = device_buffer<T>(n * n, h.device, h.stream);
+    gram_device(h, s, a.get(), n, mb, grams[std::size_t(b)].get());
+    s.sync();
+    h.arena.reset();
+  });
+  device_buffer<T> r1, r1inv, r2, r2inv;
+  std::vector<T> r1h, r1invh, r2h, r2invh;
+  bool ok = true;
+  dense<cuda>::single(pol, [&] {
+    ok = cholesky_step_device(current(), n, grams, cholesky_qr2_first_limit<T>(), r1, r1inv, r1h, r1invh);
+  });
+  if (!ok) return std::nullopt;
+  const int first = f.devices.front();
+  dense<cuda>::parallel(pol, B, [&](index_t b) {
+    tessera::detail::cuda_backend::device_guard g(f.dev[std::size_t(b)]);  // where A_b lives
+    handles& h = current();
+    scratch s(h);
+    const index_t mb = f.rows[std::size_t(b)];
+    const T* ri = r1inv.get();
+    if (h.device != first) {
+      T* local = s.get<T>(n * n);
+      copy_device_matrix(local, n, ri, n, n, n, h.stream);
+      ri = local;
+    }
+    device_buffer<T> q1(mb * n, h.device, h.stream);
+    // row-major Q1_b = A_b R1^-1, i.e. column-major Q1_b' = R1^-T A_b'
+    gemm_device(h, true, false, n, mb, n, T(1), ri, n, f.q[std::size_t(b)].get(), n, T(0), q1.get(), n);
+    gram_device(h, s, q1.get(), n, mb, grams[std::size_t(b)].get());
+    s.sync();
+    f.q[std::size_t(b)] = std::move(q1);  // A_b back to the pool (its stream is synchronized)
+  });
+  dense<cuda>::single(pol, [&] {
+    handles& h = current();
+    ok = cholesky_step_device(h, n, grams, cholesky_qr2_second_limit, r2, r2inv, r2h, r2invh);
+    if (!ok) return;
+    scratch s(h);
+    T* r = s.get<T>(n * n);
+    gemm_device(h, false, false, n, n, n, T(1), r2.get(), n, r1.get(), n, T(0), r, n);  // R = R2 R1
+    zero_below_diagonal(r, n, n, n, h.stream);
+    f.r.resize(std::size_t(n * n));
+    s.download(f.r.data(), r, n * n);
+    s.sync();
+  });
+  for (auto& g : grams) g.reset();  // every stream that used them is synchronized
+  if (!ok) return std::nullopt;
+  f.p.assign(std::size_t(B), device_view<T>{r2inv.get(), n});
+  f.keep.push_back(std::move(r2inv));
+  return f;
+}
+
+/// Pass 1 and the reduction: CholeskyQR2 when the method allows it and a is tall (m >= n),
+/// Householder TSQR otherwise or when CholeskyQR2's tests fail (the input is evaluated again).
+template <class T, class Src>
+device_tsqr<T> device_tsqr_factor(const cuda& pol, const Src& src, const tsqr_options& opt) {
+  if (opt.method == tsqr_method::automatic && src.n > 0 && src.off.back() >= src.n) {
+    if (auto f = device_cholesky_qr2_factor<T>(pol, src)) return std::move(*f);
+  }
+  return device_householder_factor<T>(pol, src, opt);
+}
+
 /// Pass 2: Q X (m x kx) as a device_array with the row blocks' chunks; x is k x kx
 /// column-major on the host (nullptr: the identity, kx == k). Frees the Q_b as it goes.
 template <class T>
@@ -282,8 +482,12 @@ device_array<T> device_tsqr_apply(const cuda& pol, device_tsqr<T>& f, const T* x
         w = {wb, kb};
       }
       T* d = out.allocate_block(b, h.device, h.stream);
-      // row-major (Q_b W_b) == column-major W_b' Q_b'
-      gemm_device(h, true, true, kx, mb, kb, T(1), w.p, w.ld, f.q[std::size_t(b)].get(), mb, T(0), d, kx);
+      // row-major (Q_b W_b) == column-major W_b' Q_b' (Q_b' is the stored matrix when Q_b is
+      // row-major)
+      if (f.q_row_major)
+        gemm_device(h, true, false, kx, mb, kb, T(1), w.p, w.ld, f.q[std::size_t(b)].get(), kb, T(0), d, kx);
+      else
+        gemm_device(h, true, true, kx, mb, kb, T(1), w.p, w.ld, f.q[std::size_t(b)].get(), mb, T(0), d, kx);
       s.sync();
       f.q[std::size_t(b)].reset();
     });
