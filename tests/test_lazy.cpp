@@ -255,6 +255,27 @@ TEMPLATE_TEST_CASE("lazy: a piece read twice per step is evaluated once per task
   CHECK(bitwise_equal_arrays(ts::compute(u, pol), uref));
 }
 
+TEST_CASE("lazy: the placement probe counts a shared piece once per box, not 2^n times",
+          "[lazy][placement]") {
+  // ts::cuda (and ts::mpi over several ranks) probe each task's inputs before running it; a
+  // shared piece's inputs count once, as it is evaluated once. Without that, 20 steps would
+  // count block 0's 12 elements 2^20 times (and 40 steps would not finish: seen on an H200).
+  const xt::xarray<double> xd = xt::ones<double>({12, 9});
+  auto x = ts::from_xtensor(xd, {4, 3});
+  ts::lazy<double> acc = x;
+  for (int i = 0; i < 20; ++i) acc = acc + acc * 0.5;
+  ts::detail::placement_probe p;
+  (void)acc.bind(x.grid().block_box(0), p);
+  CHECK(p.bytes_in(ts::memory_space::on_host()) == 12 * 8);
+  // a roll reads the shared piece at two boxes: each counted once
+  ts::lazy<double> u = x;
+  for (int i = 0; i < 20; ++i) u = u + 0.25 * (ts::roll(u, 1, 1) - u);
+  ts::detail::placement_probe q;
+  (void)u.bind(x.grid().block_box(0), q);
+  CHECK(q.bytes_in(ts::memory_space::on_host()) > 0);
+  CHECK(q.bytes_in(ts::memory_space::on_host()) <= 20 * 2 * 12 * 8);
+}
+
 TEMPLATE_TEST_CASE("lazy: a lazy holding a reduction is lowered inside every node above it",
                    "[lazy]", TESSERA_TEST_BACKENDS) {
   TestType pol{};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../store/chunk_store.hpp"
+#include "../store/evaluated_boxes.hpp"
 #include "../store/remote.hpp"
 
 namespace tessera::detail {
@@ -46,6 +47,14 @@ class placement_probe {
   }
   template <class Acc, class T>
   void evaluate(const Acc&, const box&, T*, const ivec&) {}
+  /// Whether the shared ts::lazy piece `key` is probed over box b for the first time in this
+  /// task. A shared piece is evaluated once per task box, so its inputs count once; probing
+  /// every reference instead would cost 2^n for n steps of `acc = acc + acc * 0.5`.
+  bool first_probe(const void* key, const box& b) {
+    if (probed_.recall(key, b)) return false;
+    probed_.remember(key, b, key);
+    return true;
+  }
   /// Bytes of bound input in memory space m.
   std::int64_t bytes_in(memory_space m) const {
     for (auto& [s, n] : bytes_)
@@ -78,6 +87,7 @@ class placement_probe {
   std::vector<std::pair<memory_space, std::int64_t>> bytes_;
   std::vector<std::pair<int, std::int64_t>> rank_bytes_;
   std::vector<remote_piece> remote_;
+  evaluated_boxes probed_;  // shared lazy pieces already probed, by box
 };
 
 /// The chunk tasks of one driver: task t evaluates (or folds) box_of(t) of the lowered

@@ -13,7 +13,8 @@
 //                one fused pass, a piece boundary costs one indirect call per batch.
 //                Device context (nvcc translation units): the piece evaluates its box into
 //                device scratch with its own fused kernel and binds as stored memory.
-//                Placement probe: the piece's stored inputs are counted as usual.
+//                Placement probe: the piece's stored inputs are counted as usual (a
+//                shared piece's once per task box, as it is evaluated).
 //                Any other context (a new backend's): the piece is evaluated on the host and
 //                the box gathered into the context's space.
 // Nested pieces (a loop of n steps nests n pieces) are evaluated recursively, batch by batch;
@@ -385,7 +386,7 @@ auto bind_piece(const erased_piece<T>& piece, const box& b, Ctx& ctx) {
   if constexpr (std::is_same_v<Ctx, host_context>) {
     return piece.bind_host(b, ctx);
   } else if constexpr (std::is_same_v<Ctx, placement_probe>) {
-    piece.probe(b, ctx);
+    if (!piece.shared() || ctx.first_probe(&piece, b)) piece.probe(b, ctx);  // once per box
     return stored_accessor<T>{};
   } else {
     stored_accessor<T> a;
