@@ -62,9 +62,9 @@ struct span_reducer {
     s.lo = v < s.lo ? v : s.lo;
     s.hi = v > s.hi ? v : s.hi;
   }
-  TESSERA_HD void merge(state& a, const state& b) const {
-    add(a, b.lo);
-    add(a, b.hi);
+  TESSERA_HD void merge(state& a, const state& b) const {  // init() merges as a no-op
+    a.lo = b.lo < a.lo ? b.lo : a.lo;
+    a.hi = b.hi > a.hi ? b.hi : a.hi;
   }
   TESSERA_HD double final(const state& s) const {
     return s.lo <= s.hi ? s.hi - s.lo : std::numeric_limits<double>::quiet_NaN();

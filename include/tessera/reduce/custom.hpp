@@ -9,7 +9,10 @@
 //   void add(S&, T v) const            folds one element; or add(S&, T v, index_t i) to also
 //                                      get its index (the position along the one reduced axis,
 //                                      or the flat row-major index when all axes are reduced)
-//   void merge(S& a, const S& b) const a := a (+) b, b covering the elements after a's
+//   void merge(S& a, const S& b) const a := a (+) b, b covering the elements after a's; init()
+//                                      must be its identity (merge(a, init()) and
+//                                      merge(init(), b) change nothing: ts::cuda's fold merges
+//                                      the partials of threads that saw no element)
 //   R' final(const S&) const           optional; or final(const S&, index_t count) (count:
 //                                      elements reduced into this output element). Without
 //                                      it, the result is S itself (S must be an element type)
