@@ -376,6 +376,16 @@ std::optional<device_tsqr<T>> device_cholesky_qr2_factor(const cuda& pol, const 
   f.dev.assign(std::size_t(B), -1);
   f.q.resize(std::size_t(B));
   std::vector<device_buffer<T>> grams(static_cast<std::size_t>(B));
+  device_buffer<T> r1, r1inv, r2, r2inv;
+  // On a failure, work other tasks queued may still use these buffers: wait for it before they
+  // go back to the pool (declared after them, so it runs first).
+  struct sync_on_error {
+    const std::vector<int>& devices;
+    int pending = std::uncaught_exceptions();
+    ~sync_on_error() {
+      if (std::uncaught_exceptions() > pending) synchronize_devices(devices);
+    }
+  } guard{f.devices};
   dense<cuda>::parallel(pol, B, [&](index_t b) {
     handles& h = current();
     const index_t mb = f.rows[std::size_t(b)];
@@ -400,7 +410,6 @@ std::optional<device_tsqr<T>> device_cholesky_qr2_factor(const cuda& pol, const 
     s.sync();
     h.arena.reset();
   });
-  device_buffer<T> r1, r1inv, r2, r2inv;
   std::vector<T> r1h, r1invh, r2h, r2invh;
   bool ok = true;
   dense<cuda>::single(pol, [&] {
