@@ -56,7 +56,6 @@ svd_result<T> transposed(const svd_result<T>& t, const P& pol) {
 }
 }  // namespace detail
 
-/// Tuning knobs of the TSQR-based factorizations.
 /// How ts::linalg's TSQR factors the row blocks.
 ///   automatic:   ts::cuda tries CholeskyQR2 (two Gram-matrix passes through cuBLAS: R' R = A' A,
 ///                Q1 = A R^-1, repeated once on Q1) and falls back to Householder TSQR when A is
@@ -65,6 +64,7 @@ svd_result<T> transposed(const svd_result<T>& t, const P& pol) {
 ///   householder: Householder TSQR (geqrf per row block, the R factors stacked) everywhere.
 enum class tsqr_method { automatic, householder };
 
+/// Tuning knobs of the TSQR-based factorizations.
 struct tsqr_options {
   /// Largest number of R factors stacked and factored together; more row blocks reduce
   /// recursively (a tree of stacked QRs). 0: automatic (stack at most ~16 Mi elements).
