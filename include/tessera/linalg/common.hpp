@@ -142,16 +142,21 @@ struct row_source {
   index_t blocks() const { return index_t(off.size()) - 1; }
   index_t rows(index_t b) const { return off[static_cast<std::size_t>(b) + 1] - off[static_cast<std::size_t>(b)]; }
 
-  /// Row block b, row-major (rows(b) x n, leading dimension n).
-  template <class T>
-  void load_row_major(index_t b, T* out) const {
+  /// The box of row block b: its rows, all n columns.
+  box block_box(index_t b) const {
     box bx;
     bx.lo.n = bx.hi.n = 2;
     bx.lo[0] = off[static_cast<std::size_t>(b)];
     bx.hi[0] = off[static_cast<std::size_t>(b) + 1];
     bx.lo[1] = 0;
     bx.hi[1] = n;
-    dense<P>::load(pol, low, bx, out);
+    return bx;
+  }
+
+  /// Row block b, row-major (rows(b) x n, leading dimension n).
+  template <class T>
+  void load_row_major(index_t b, T* out) const {
+    dense<P>::load(pol, low, block_box(b), out);
   }
 };
 

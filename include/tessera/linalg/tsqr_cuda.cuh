@@ -206,6 +206,17 @@ void reduce_r_device(handles& h, index_t n, const std::vector<device_view<T>>& r
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(h.stream));
 }
 
+/// Row block b of a row source evaluated by the device chunk kernel into dst (row-major,
+/// rows(b) x n) on the handles' stream; the context's gathers are freed in stream order.
+template <class T, class Src>
+void evaluate_row_block(handles& h, const Src& src, index_t b, T* dst) {
+  if (src.rows(b) == 0) return;
+  const box bx = src.block_box(b);
+  tessera::detail::cuda_backend::device_context ctx(h.device, h.stream, h.arena);
+  auto acc = src.low.bind(bx, ctx);
+  tessera::detail::cuda_backend::launch_eval(acc, bx, dst, tessera::row_major_strides(bx), h.stream);
+}
+
 /// Householder TSQR: pass 1 and the reduction over a row source (make_row_source with the
 /// cuda policy).
 template <class T, class Src>
@@ -227,19 +238,12 @@ device_tsqr<T> device_householder_factor(const cuda& pol, const Src& src, const 
     handles& h = current();
     const index_t mb = f.rows[std::size_t(b)];
     f.dev[std::size_t(b)] = h.device;
-    box bx;
-    bx.lo.n = bx.hi.n = 2;
-    bx.lo[0] = src.off[std::size_t(b)];
-    bx.hi[0] = src.off[std::size_t(b) + 1];
-    bx.lo[1] = 0;
-    bx.hi[1] = n;
     auto& a = f.q[std::size_t(b)];
     a = device_buffer<T>(mb * n, h.device, h.stream);
     {
-      tessera::detail::cuda_backend::device_context ctx(h.device, h.stream, h.arena);
-      auto acc = src.low.bind(bx, ctx);
-      T* rm = ctx.template device_scratch<T>(mb * n);  // row-major, freed in stream order
-      tessera::detail::cuda_backend::launch_eval(acc, bx, rm, tessera::row_major_strides(bx), h.stream);
+      scratch s(h);
+      T* rm = s.get<T>(mb * n);  // row-major, freed in stream order
+      evaluate_row_block(h, src, b, rm);
       row_to_col_major(rm, n, mb, n, a.get(), mb, h.stream);
     }
     qr_device(h, mb, n, a.get(), mb, f.rb[std::size_t(b)]);  // synchronizes the stream
@@ -390,20 +394,9 @@ std::optional<device_tsqr<T>> device_cholesky_qr2_factor(const cuda& pol, const 
     handles& h = current();
     const index_t mb = f.rows[std::size_t(b)];
     f.dev[std::size_t(b)] = h.device;
-    box bx;
-    bx.lo.n = bx.hi.n = 2;
-    bx.lo[0] = src.off[std::size_t(b)];
-    bx.hi[0] = src.off[std::size_t(b) + 1];
-    bx.lo[1] = 0;
-    bx.hi[1] = n;
     auto& a = f.q[std::size_t(b)];
     a = device_buffer<T>(mb * n, h.device, h.stream);
-    {
-      tessera::detail::cuda_backend::device_context ctx(h.device, h.stream, h.arena);
-      auto acc = src.low.bind(bx, ctx);
-      if (mb > 0)
-        tessera::detail::cuda_backend::launch_eval(acc, bx, a.get(), tessera::row_major_strides(bx), h.stream);
-    }
+    evaluate_row_block(h, src, b, a.get());
     scratch s(h);
     grams[std::size_t(b)] = device_buffer<T>(n * n, h.device, h.stream);
     gram_device(h, s, a.get(), n, mb, grams[std::size_t(b)].get());
