@@ -294,6 +294,14 @@ double cholesky_qr2_first_limit() {
 /// condition number above this means Q1 was far from orthogonal and the result is not trusted.
 constexpr double cholesky_qr2_second_limit = 4.0;
 
+/// out (len) = the sum of `count` consecutive vectors of length len in `stack`, in order (one
+/// gemv with a vector of ones: deterministic for a given shape).
+template <class T>
+void sum_in_order_device(handles& h, scratch& s, const T* stack, index_t len, index_t count, T* out) {
+  const std::vector<T> ones(static_cast<std::size_t>(count), T(1));
+  gemv_device(h, len, count, T(1), stack, len, s.upload(ones.data(), count), T(0), out);
+}
+
 /// g (n x n) = at at' for the column-major n x mb at (a row-major mb x n row block): partial
 /// products over segments of rows (cuBLAS strided-batched gemm, so that a tall block fills the
 /// GPU) summed in segment order by one gemv. Deterministic for a given (n, mb).
@@ -316,8 +324,7 @@ void gram_device(handles& h, scratch& s, const T* at, index_t n, index_t mb, T* 
   if (rest > 0)
     gemm_device(h, false, true, n, n, rest, T(1), at + full * seg * n, n, at + full * seg * n, n, T(0),
                 part + full * n * n, n);
-  const std::vector<T> ones(static_cast<std::size_t>(parts), T(1));
-  gemv_device(h, n * n, parts, T(1), part, n * n, s.upload(ones.data(), parts), T(0), g);
+  sum_in_order_device(h, s, part, n * n, parts, g);
 }
 
 /// One Cholesky step on the current device: the grams (each n x n, on any device) summed in
@@ -334,8 +341,7 @@ bool cholesky_step_device(handles& h, index_t n, const std::vector<device_buffer
   T* stack = s.get<T>(nn * B);
   for (index_t b = 0; b < B; ++b)
     copy_device_matrix(stack + b * nn, nn, grams[std::size_t(b)].get(), nn, nn, 1, h.stream);
-  const std::vector<T> ones(static_cast<std::size_t>(B), T(1));
-  gemv_device(h, nn, B, T(1), stack, nn, s.upload(ones.data(), B), T(0), r.get());
+  sum_in_order_device(h, s, stack, nn, B, r.get());
   int* info = s.get<int>(1);
   cholesky_upper_device(h, s, n, r.get(), n, info);
   int hinfo = 0;
