@@ -70,6 +70,10 @@ struct options {
   bool all = false;
   bool compressed = true;  // --all includes svd_compressed
   std::string only;
+  std::vector<std::string> rows;  // --rows: only these (empty: svd memory and lazy, with --all the rest)
+  bool wants(const std::string& r, bool by_default) const {
+    return rows.empty() ? by_default : std::find(rows.begin(), rows.end(), r) != rows.end();
+  }
 };
 
 template <class P>
@@ -99,33 +103,35 @@ void run_backend(const P& pol, const std::string& backend, int workers, const op
       header = true;
     }
     double sink = 0;
-    run("svd memory", [&] {
-      auto [u, s, vt] = ts::linalg::svd(mem, pol);
-      sink += *s.block_data(0);
-    });
-    run("svd lazy", [&] {
-      auto [u, s, vt] = ts::linalg::svd(lazy, pol);
-      sink += *s.block_data(0);
-    });
-    if (o.all) {
+    if (o.wants("svd-memory", true))
+      run("svd memory", [&] {
+        auto [u, s, vt] = ts::linalg::svd(mem, pol);
+        sink += *s.block_data(0);
+      });
+    if (o.wants("svd-lazy", true))
+      run("svd lazy", [&] {
+        auto [u, s, vt] = ts::linalg::svd(lazy, pol);
+        sink += *s.block_data(0);
+      });
+    if (o.wants("tsqr", o.all))
       run("tsqr memory", [&] {
         auto [q, r] = ts::linalg::tsqr(mem, pol);
         sink += *r.block_data(0);
       });
-      if constexpr (!std::is_same_v<P, ts::host>) {  // the GPU's CholeskyQR2 vs Householder
+    if constexpr (!std::is_same_v<P, ts::host>) {  // the GPU's CholeskyQR2 vs Householder
+      if (o.wants("tsqr-householder", o.all))
         run("tsqr householder memory", [&] {
           ts::linalg::tsqr_options opt;
           opt.method = ts::linalg::tsqr_method::householder;
           auto [q, r] = ts::linalg::tsqr(mem, pol, opt);
           sink += *r.block_data(0);
         });
-      }
-      if (o.compressed)
-        run("svd_compressed k=10 q=2 memory", [&] {
-          auto [u, s, vt] = ts::linalg::svd_compressed(mem, 10, pol, {.n_power_iter = 2, .seed = 1});
-          sink += *s.block_data(0);
-        });
     }
+    if (o.wants("svd-compressed", o.all && o.compressed))
+      run("svd_compressed k=10 q=2 memory", [&] {
+        auto [u, s, vt] = ts::linalg::svd_compressed(mem, 10, pol, {.n_power_iter = 2, .seed = 1});
+        sink += *s.block_data(0);
+      });
     if (sink == 12345.678) std::printf("%g\n", sink);
   }
 }
@@ -145,6 +151,9 @@ int main(int argc, char** argv) {
   app.add_flag("--all", o.all, "also time tsqr and svd_compressed");
   bool no_compressed = false;
   app.add_flag("--no-compressed", no_compressed, "with --all: leave svd_compressed out");
+  app.add_option("--rows", o.rows, "only these rows: svd-memory, svd-lazy, tsqr, tsqr-householder, svd-compressed (a profile's scope)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"svd-memory", "svd-lazy", "tsqr", "tsqr-householder", "svd-compressed"}));
   int streams = 2;
   app.add_option("--streams", streams, "cuda: streams_per_device (row-block tasks in flight per device)")
       ->check(CLI::PositiveNumber);

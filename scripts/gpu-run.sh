@@ -8,8 +8,10 @@
 #
 #   BUDGET=470 timeout 540 bash scripts/gpu-run.sh [PHASES]
 #   PHASES: a comma list of tests, sanitize, bench, streams, peers, linalg, profile (Nsight
-#   Compute of two chunk kernels); default all = every phase but profile. Phases run in the
-#   order tests (with sanitize beside it), bench, linalg, peers, streams, profile.
+#   Compute of two chunk kernels), tsqr-profile (the 1e7 x 64 TSQR timed, then every kernel of
+#   one run timed by Nsight Compute); default all = every phase but the two profiles. Phases
+#   run in the order tests (with sanitize beside it), bench, linalg, peers, streams, profile,
+#   tsqr-profile.
 #
 # Every step has a time limit and no step starts after $BUDGET seconds (default 560); the outer
 # timeout keeps a call inside the device tool's 10 minutes, so it always returns its logs.
@@ -165,6 +167,24 @@ if has profile; then
       > /tmp/ncu_$v.txt 2>&1
     grep -vE "^\s*$|^  (a|b) " /tmp/ncu_$v.txt | tail -120
   done 2>&1 | tee "$out/profile.txt"
+fi
+if has tsqr-profile; then
+  # Where the device TSQR's time goes: wall times (CholeskyQR2 and Householder, 2 and 8
+  # streams), then each kernel of one CholeskyQR2 TSQR timed alone (Nsight Compute serializes
+  # kernels; the sum against the wall time separates kernel time from launch and host time).
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  {
+    for st in 2 8; do
+      timeout "$(limit 90)" .gpu/run cuda_bench_svd --backend cuda --case tall10m --rows tsqr,tsqr-householder \
+          --reps 3 --streams $st
+    done
+    LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} timeout "$(limit 150)" \
+      "$ncu" --clock-control none --metrics gpu__time_duration.sum --print-summary per-kernel \
+      .gpu/bin/cuda_bench_svd --backend cuda --case tall10m --rows tsqr --reps 1 --streams 8 \
+      > "$out/ncu_tsqr.txt" 2>&1
+    echo "== ncu exit $?"
+    grep -vE "^==PROF==" "$out/ncu_tsqr.txt" | tail -150
+  } 2>&1 | tee "$out/tsqr-profile.txt"
 fi
 echo "== gpu-run.sh done in ${SECONDS}s, status $status"
 exit $status
