@@ -208,17 +208,26 @@ TEST_CASE("launch shapes", "[cuda][kernel]") {
   s = cuda_backend::plan_launch(mk({0}, {1000000}));  // a 1-D chunk: one row over many blocks
   CHECK(s.blocks == 1);
   CHECK(s.segments == 1024);
-  s = cuda_backend::plan_launch(mk({0, 5}, {3, 45}));
+  s = cuda_backend::plan_launch(mk({0, 5}, {3, 45}));  // narrow rows: four to a block
   CHECK(s.threads == 64);
+  CHECK(s.rows_per_block == 4);
+  CHECK(s.blocks == 1);
+  CHECK(s.segments == 1);
+  s = cuda_backend::plan_launch(mk({0, 0}, {100000, 64}));  // a TSQR row block: grid-stride
+  CHECK(s.rows_per_block == 4);
+  CHECK(s.blocks == 4096);
+  s = cuda_backend::plan_launch(mk({0, 0}, {3, 300}));
+  CHECK(s.threads == 256);
+  CHECK(s.rows_per_block == 1);
   CHECK(s.blocks == 3);
-  CHECK(s.segments == 1);  // each thread keeps at least one element
+  CHECK(s.segments == 2);  // each thread keeps at least one element
   s = cuda_backend::plan_launch(mk({0, 0}, {1000, 3}));
   CHECK(s.short_rows);
   CHECK(s.blocks == 8);
   s = cuda_backend::plan_launch(mk({}, {}));
   CHECK(s.short_rows);
   CHECK(s.blocks == 1);
-  s = cuda_backend::plan_launch(mk({0, 0}, {ts::index_t(1) << 30, 64}));
+  s = cuda_backend::plan_launch(mk({0, 0}, {ts::index_t(1) << 30, 256}));
   CHECK(s.blocks == 1u << 20);  // grid-stride beyond
   CHECK(cuda_backend::box_rows(mk({2, 3, 4}, {5, 7, 9})) == 12);
   CHECK(cuda_backend::box_row_length(mk({2, 3, 4}, {5, 7, 9})) == 5);
