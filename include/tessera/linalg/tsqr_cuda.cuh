@@ -3,9 +3,10 @@
 // straight into device-resident chunks. Nothing but the small k x n factor crosses to the host.
 //
 //   pass 1 (one task per row block, devices x streams_per_device in flight):
-//     the block's box of the lowered input -> device chunk kernel -> row-major device buffer
-//     -> tiled transpose to column-major A_b -> geqrf -> R_b (top min(rows, n) rows, zeroed
-//     below the diagonal) -> orgqr: A_b becomes Q_b (kept on the device)
+//     the block's box of the lowered input, row-major on the device (a pointer into a
+//     device-resident input's chunk, or the device chunk kernel's output) -> tiled transpose
+//     to column-major A_b -> geqrf -> R_b (top min(rows, n) rows, zeroed below the diagonal)
+//     -> orgqr: A_b becomes Q_b (kept on the device)
 //   reduction (the policy's first device): the R_b stacked, [R_1; ...; R_B] = P R by
 //     geqrf + orgqr, in groups of `fanin` (a tree of stacked QRs) when there are more;
 //     R (k x n) is the only copy to the host
@@ -20,7 +21,9 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -206,15 +209,62 @@ void reduce_r_device(handles& h, index_t n, const std::vector<device_view<T>>& r
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(h.stream));
 }
 
-/// Row block b of a row source evaluated by the device chunk kernel into dst (row-major,
-/// rows(b) x n) on the handles' stream; the context's gathers are freed in stream order.
+/// Row block b of a row source on the current device, row-major (rows(b) x n, leading
+/// dimension n), for as long as this object lives: a pointer into the input's own chunk when
+/// the lowered input binds to stored values laid out that way (a device-resident array whose
+/// chunks hold whole rows: nothing is copied), otherwise the block evaluated by the device
+/// chunk kernel into a buffer this object owns. Released in stream order on the stream it was
+/// bound on (the user synchronizes the streams that read it first, on the block's device).
+template <class T>
+struct bound_row_block {
+  std::unique_ptr<tessera::detail::cuda_backend::device_context> ctx;  // a gathered box p points into
+  device_buffer<T> evaluated;
+  const T* p = nullptr;
+
+  bound_row_block() = default;
+  bound_row_block(bound_row_block&& o) noexcept = default;
+  bound_row_block& operator=(bound_row_block&& o) noexcept {
+    if (this != &o) {
+      release();
+      ctx = std::move(o.ctx);
+      evaluated = std::move(o.evaluated);
+      p = std::exchange(o.p, nullptr);
+    }
+    return *this;
+  }
+  ~bound_row_block() { release(); }
+  /// The context frees its gathers on its stream, with its device current.
+  void release() noexcept {
+    if (ctx) {
+      int prev = 0;
+      const bool switched = cudaGetDevice(&prev) == cudaSuccess && cudaSetDevice(ctx->device()) == cudaSuccess;
+      ctx.reset();
+      if (switched) (void)cudaSetDevice(prev);
+    }
+    evaluated.reset();
+    p = nullptr;
+  }
+};
+
 template <class T, class Src>
-void evaluate_row_block(handles& h, const Src& src, index_t b, T* dst) {
-  if (src.rows(b) == 0) return;
+bound_row_block<T> bind_row_block(handles& h, const Src& src, index_t b) {
+  bound_row_block<T> r;
+  const index_t mb = src.rows(b);
+  if (mb == 0) return r;
   const box bx = src.block_box(b);
-  tessera::detail::cuda_backend::device_context ctx(h.device, h.stream, h.arena);
-  auto acc = src.low.bind(bx, ctx);
-  tessera::detail::cuda_backend::launch_eval(acc, bx, dst, tessera::row_major_strides(bx), h.stream);
+  r.ctx = std::make_unique<tessera::detail::cuda_backend::device_context>(h.device, h.stream, h.arena);
+  auto acc = src.low.bind(bx, *r.ctx);
+  if constexpr (std::is_same_v<decltype(acc), stored_accessor<T>>) {
+    if (acc.p && acc.stride[1] == 1 && acc.stride[0] == src.n) {
+      r.p = acc.p + (bx.lo[0] - acc.origin[0]) * acc.stride[0] + (bx.lo[1] - acc.origin[1]);
+      return r;
+    }
+  }
+  r.evaluated = device_buffer<T>(mb * src.n, h.device, h.stream);
+  tessera::detail::cuda_backend::launch_eval(acc, bx, r.evaluated.get(), tessera::row_major_strides(bx), h.stream);
+  r.ctx.reset();  // its gathers back to the pool after the evaluation (stream order)
+  r.p = r.evaluated.get();
+  return r;
 }
 
 /// Householder TSQR: pass 1 and the reduction over a row source (make_row_source with the
@@ -240,13 +290,9 @@ device_tsqr<T> device_householder_factor(const cuda& pol, const Src& src, const 
     f.dev[std::size_t(b)] = h.device;
     auto& a = f.q[std::size_t(b)];
     a = device_buffer<T>(mb * n, h.device, h.stream);
-    {
-      scratch s(h);
-      T* rm = s.get<T>(mb * n);  // row-major, freed in stream order
-      evaluate_row_block(h, src, b, rm);
-      row_to_col_major(rm, n, mb, n, a.get(), mb, h.stream);
-    }
-    qr_device(h, mb, n, a.get(), mb, f.rb[std::size_t(b)]);  // synchronizes the stream
+    const bound_row_block<T> in = bind_row_block<T>(h, src, b);
+    row_to_col_major(in.p, n, mb, n, a.get(), mb, h.stream);
+    qr_device(h, mb, n, a.get(), mb, f.rb[std::size_t(b)]);  // synchronizes the stream (before `in` goes)
     h.arena.reset();
   });
   std::vector<device_view<T>> rs(static_cast<std::size_t>(B));
@@ -312,7 +358,15 @@ void gram_device(handles& h, scratch& s, const T* at, index_t n, index_t mb, T* 
     TESSERA_CUDA_CHECK(cudaMemsetAsync(g, 0, std::size_t(n * n) * sizeof(T), h.stream));
     return;
   }
-  const index_t seg = std::max<index_t>(1024, n);  // rows per partial product
+  // Rows per partial product: about 1024 (so that a tall block fills the GPU), a divisor of mb
+  // where one lies in [1024, 2048] (a remainder costs a gemm of its own, which cuBLAS splits
+  // and reduces: 8.7 of the 35 us of a 1e5 x 64 block's Gram matrix on an H200).
+  index_t seg = std::max<index_t>(1024, n);
+  for (index_t d = seg; d <= 2 * seg && d < mb; ++d)
+    if (mb % d == 0) {
+      seg = d;
+      break;
+    }
   const index_t full = mb / seg, rest = mb - full * seg, parts = full + (rest > 0 ? 1 : 0);
   if (parts == 1) {
     gemm_device(h, false, true, n, n, mb, T(1), at, n, at, n, T(0), g, n);
@@ -364,11 +418,11 @@ bool cholesky_step_device(handles& h, index_t n, const std::vector<device_buffer
 }
 
 /// CholeskyQR2 over a row source (m >= n): Q = A R1^-1 R2^-1, R = R2 R1, with
-///   pass 1 (per row block): the block evaluated row-major into device memory (kept), its
-///     gram A_b' A_b;  step 1 (first device): G = sum of the grams in block order, R1 =
-///     chol(G), R1^-1;
+///   pass 1 (per row block): the block bound row-major on the device (in place for a
+///     device-resident input, else evaluated and kept), its gram A_b' A_b;
+///   step 1 (first device): G = sum of the grams in block order, R1 = chol(G), R1^-1;
 ///   pass 2 (per row block, on its device): Q1_b = A_b R1^-1 (one gemm into a new buffer; A_b
-///     freed), its gram;  step 2: R2 = chol(sum), R2^-1, R = R2 R1 (downloaded);
+///     released), its gram;  step 2: R2 = chol(sum), R2^-1, R = R2 R1 (downloaded);
 ///   device_tsqr_apply: the output chunk = Q1_b (R2^-1 X), P_b = R2^-1 for every block.
 /// Every sum runs in a fixed order: results do not depend on the stream count. Returns nothing
 /// (and frees what it held) when a step's test fails.
@@ -385,6 +439,7 @@ std::optional<device_tsqr<T>> device_cholesky_qr2_factor(const cuda& pol, const 
   for (index_t b = 0; b < B; ++b) f.rows[std::size_t(b)] = src.rows(b);
   f.dev.assign(std::size_t(B), -1);
   f.q.resize(std::size_t(B));
+  std::vector<bound_row_block<T>> in(static_cast<std::size_t>(B));  // A_b until pass 2
   std::vector<device_buffer<T>> grams(static_cast<std::size_t>(B));
   device_buffer<T> r1, r1inv, r2, r2inv;
   // On a failure, work other tasks queued may still use these buffers: wait for it before they
@@ -400,12 +455,10 @@ std::optional<device_tsqr<T>> device_cholesky_qr2_factor(const cuda& pol, const 
     handles& h = current();
     const index_t mb = f.rows[std::size_t(b)];
     f.dev[std::size_t(b)] = h.device;
-    auto& a = f.q[std::size_t(b)];
-    a = device_buffer<T>(mb * n, h.device, h.stream);
-    evaluate_row_block(h, src, b, a.get());
+    in[std::size_t(b)] = bind_row_block<T>(h, src, b);
     scratch s(h);
     grams[std::size_t(b)] = device_buffer<T>(n * n, h.device, h.stream);
-    gram_device(h, s, a.get(), n, mb, grams[std::size_t(b)].get());
+    gram_device(h, s, in[std::size_t(b)].p, n, mb, grams[std::size_t(b)].get());
     s.sync();
     h.arena.reset();
   });
@@ -429,10 +482,11 @@ std::optional<device_tsqr<T>> device_cholesky_qr2_factor(const cuda& pol, const 
     }
     device_buffer<T> q1(mb * n, h.device, h.stream);
     // row-major Q1_b = A_b R1^-1, i.e. column-major Q1_b' = R1^-T A_b'
-    gemm_device(h, true, false, n, mb, n, T(1), ri, n, f.q[std::size_t(b)].get(), n, T(0), q1.get(), n);
+    gemm_device(h, true, false, n, mb, n, T(1), ri, n, in[std::size_t(b)].p, n, T(0), q1.get(), n);
     gram_device(h, s, q1.get(), n, mb, grams[std::size_t(b)].get());
     s.sync();
-    f.q[std::size_t(b)] = std::move(q1);  // A_b back to the pool (its stream is synchronized)
+    in[std::size_t(b)] = {};  // A_b released (its stream is synchronized; on its device)
+    f.q[std::size_t(b)] = std::move(q1);
   });
   dense<cuda>::single(pol, [&] {
     handles& h = current();
