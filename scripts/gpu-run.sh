@@ -66,13 +66,13 @@ if has sanitize; then
     # case still runs; the full counts run in the tests phase): 12 of the 30 runs took over
     # 470 s at full size.
     export TESSERA_TEST_SCALE=${SANITIZER_TEST_SCALE:-0.05}
-    sanitize_one() {  # TOOL TEST [FILTER]: one compute-sanitizer run, a summary, the log on failure
+    sanitize_one() {  # TOOL TEST [FILTER...]: one compute-sanitizer run, a summary, the log on failure
       local log rc
       log=$(LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$cs" --tool "$1" \
             --error-exitcode 99 $([[ $1 == memcheck && $leaks == 1 ]] && echo --leak-check=full) \
-            ".gpu/bin/$2" ${3:+"$3"} --reporter compact 2>&1)
+            ".gpu/bin/$2" "${@:3}" --reporter compact 2>&1)
       rc=$?
-      echo "== $1 $2 ${3:+($3) }exit $rc: $(echo "$log" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases|All tests" | tr "\n" " ")"
+      echo "== $1 $2 ${3:+(${*:3}) }exit $rc: $(echo "$log" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases|All tests" | tr "\n" " ")"
       [[ $rc == 0 ]] || echo "$log" | grep -v "^\s*$" | head -60
     }
     export -f sanitize_one
@@ -80,7 +80,8 @@ if has sanitize; then
     # ts::cuda) only with their ts::cuda instantiations (the host ones never touch the GPU).
     # cuda_test_reduce_logic is host code only (nothing to instrument); memcheck leaves out
     # cuda_test_device's "[errors]" case, whose failing cudaMemcpy is the point of the test.
-    # SANITIZER_RUNS="tool test [filter];..." runs only the runs listed.
+    # SANITIZER_RUNS="tool test [filter...];..." runs only the runs listed (Catch2 test specs,
+    # one word each, ANDed: "*tessera::cuda ~*deep*" is the cuda cases but the deep one).
     runs() {
       if [[ -n ${SANITIZER_RUNS:-} ]]; then tr ';' '\n' <<<"$SANITIZER_RUNS"; return; fi
       for t in $(echo "$tests" | grep -v -e backend -e reduce_logic) $(echo "$tests" | grep backend); do
