@@ -1,6 +1,6 @@
-// exp, log, log2, log10, sin, cos, tanh and pow of host element code (core/host_math.hpp): within
-// 1 ulp (exp, sin, cos, pow) and 2 ulp (log, tanh) of glibc, log2 and log10 within 1 ulp of the
-// exact value, over the whole range, IEEE special values, and the same through ts::exp / ts::log /
+// exp, log, log2, log10, exp2, log1p, sin, cos, tanh and pow of host element code
+// (core/host_math.hpp): within 1 ulp (exp, sin, cos, pow) and 2 ulp (log, tanh) of glibc, log2,
+// log10, exp2 and log1p within 1 ulp of the exact value, over the whole range, IEEE special values, and the same through ts::exp / ts::log /
 // ts::log2 / ts::log10 / ts::sin / ts::cos / ts::pow (sin, cos and pow: batches bitwise equal to
 // per-element calls).
 #include <cmath>
@@ -151,6 +151,83 @@ TEST_CASE("host log2 and log10 are within 1 ulp, exact at powers, with IEEE spec
   CHECK(hm::log10(L::denorm_min()) == std::log10(L::denorm_min()));
   CHECK(hm::log2(0.0f) == -std::numeric_limits<float>::infinity());
   CHECK(std::isnan(hm::log10(-2.0f)));
+}
+
+TEST_CASE("host exp2 and log1p are within 1 ulp, exact where they must be, with IEEE special values",
+          "[math]") {
+  const auto seed = testing::test_seed(47);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> wide(-1080.0, 1030.0), unit(-1.0, 1.0), frac(0.0, 1.0);
+  double worst_e = 0, worst_l = 0, worst_ef = 0, worst_lf = 0;
+  double at_e = 0, at_l = 0, at_ef = 0, at_lf = 0;
+  for (int i = 0; i < 300000; ++i) {
+    const double scale = std::ldexp(1.0, -int(rng() % 64));
+    // exp2: the whole range (overflow, subnormal results) and small arguments; against long
+    // double (64-bit significand) rounded to double
+    const double x = (i % 2) ? wide(rng) : unit(rng) * scale;
+    const double e = ulps(hm::exp2(x), double(std::exp2((long double)x)));
+    if (e > worst_e) worst_e = e, at_e = x;
+    const float xf = float(x);
+    const double ef = ulps(hm::exp2(xf), float(std::exp2(double(xf))));
+    if (ef > worst_ef) worst_ef = ef, at_ef = xf;
+    // log1p: any magnitude above 0, and small values of both signs down to next to -1
+    const double y = (i % 3 == 0) ? any_positive<double>(rng) : frac(rng) * scale * ((i % 3 == 1) ? -1 : 1);
+    const double l = ulps(hm::log1p(y), double(std::log1p((long double)y)));
+    if (l > worst_l) worst_l = l, at_l = y;
+    const float yf = (i % 3 == 0) ? any_positive<float>(rng) : float(y);
+    const double lf = ulps(hm::log1p(yf), float(std::log1p(double(yf))));
+    if (lf > worst_lf) worst_lf = lf, at_lf = yf;
+  }
+  INFO("worst exp2 " << worst_e << " ulp at " << at_e << " (float " << worst_ef << " at " << at_ef
+                     << "), worst log1p " << worst_l << " ulp at " << at_l << " (float " << worst_lf
+                     << " at " << at_lf << ")");
+  CHECK(worst_e <= 1);
+  CHECK(worst_ef <= 1);
+  CHECK(worst_l <= 1);
+  CHECK(worst_lf <= 1);
+  int inexact = 0;
+  for (int k = -1074; k <= 1023; ++k) inexact += hm::exp2(double(k)) != std::ldexp(1.0, k);
+  for (int k = -149; k <= 127; ++k) inexact += hm::exp2(float(k)) != std::ldexp(1.0f, k);
+  CHECK(inexact == 0);
+  using L = std::numeric_limits<double>;
+  CHECK(hm::exp2(0.0) == 1.0);
+  CHECK(hm::exp2(-0.0) == 1.0);
+  CHECK(hm::exp2(1024.0) == L::infinity());
+  CHECK(hm::exp2(L::infinity()) == L::infinity());
+  CHECK(hm::exp2(-1100.0) == 0.0);
+  CHECK(hm::exp2(-L::infinity()) == 0.0);
+  CHECK(std::isnan(hm::exp2(L::quiet_NaN())));
+  CHECK(hm::exp2(128.0f) == std::numeric_limits<float>::infinity());
+  CHECK(hm::log1p(0.0) == 0.0);
+  CHECK(!std::signbit(hm::log1p(0.0)));
+  CHECK(std::signbit(hm::log1p(-0.0)));
+  CHECK(hm::log1p(L::denorm_min()) == L::denorm_min());
+  CHECK(hm::log1p(-1.0) == -L::infinity());
+  CHECK(std::isnan(hm::log1p(-1.5)));
+  CHECK(std::isnan(hm::log1p(std::nextafter(-1.0, -2.0))));
+  CHECK(std::isnan(hm::log1p(-L::infinity())));
+  CHECK(std::isnan(hm::log1p(L::quiet_NaN())));
+  CHECK(hm::log1p(L::infinity()) == L::infinity());
+  CHECK(hm::log1p(L::max()) == std::log1p(L::max()));
+  CHECK(hm::log1p(-1.0f) == -std::numeric_limits<float>::infinity());
+}
+
+TEST_CASE("ts::exp2 and ts::log1p of arrays use them, in every chunk kernel", "[math]") {
+  auto x = ts::from_xtensor(
+      xt::xarray<double>{{-1100, -1074, -1, -0.5, 0, 1e-300}, {0.75, 1, 3, 52.5, 1023, 2000}}, {1, 4});
+  const xt::xarray<double> e2 = ts::compute(ts::exp2(x), ts::host{.threads = 2});
+  const xt::xarray<double> l1 = ts::compute(ts::log1p(x), ts::host{.threads = 2});
+  const xt::xarray<double> xs = ts::compute(x);
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    INFO("x = " << xs.flat(i));
+    CHECK(e2.flat(i) == hm::exp2(xs.flat(i)));
+    const double want = hm::log1p(xs.flat(i));
+    CHECK(std::memcmp(&l1.flat(i), &want, sizeof want) == 0);  // bitwise (-inf at -1 included)
+  }
+  CHECK(e2(0, 1) == std::ldexp(1.0, -1074));
+  CHECK(e2(1, 5) == std::numeric_limits<double>::infinity());
+  CHECK(l1(0, 2) == -std::numeric_limits<double>::infinity());
 }
 
 TEST_CASE("ts::log2 and ts::log10 of arrays use them, in every chunk kernel", "[math]") {
