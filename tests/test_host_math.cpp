@@ -1,6 +1,7 @@
-// exp, log, log2, log10, exp2, log1p, sin, cos, tanh and pow of host element code
+// exp, log, log2, log10, exp2, log1p, expm1, sin, cos, tanh and pow of host element code
 // (core/host_math.hpp): within 1 ulp (exp, sin, cos, pow) and 2 ulp (log, tanh) of glibc, log2,
-// log10, exp2 and log1p within 1 ulp of the exact value, over the whole range, IEEE special values, and the same through ts::exp / ts::log /
+// log10, exp2, log1p and expm1 within 1 ulp of the exact value, over the whole range, IEEE
+// special values, and the same through ts::exp / ts::log /
 // ts::log2 / ts::log10 / ts::sin / ts::cos / ts::pow (sin, cos and pow: batches bitwise equal to
 // per-element calls).
 #include <cmath>
@@ -153,14 +154,14 @@ TEST_CASE("host log2 and log10 are within 1 ulp, exact at powers, with IEEE spec
   CHECK(std::isnan(hm::log10(-2.0f)));
 }
 
-TEST_CASE("host exp2 and log1p are within 1 ulp, exact where they must be, with IEEE special values",
+TEST_CASE("host exp2, log1p and expm1 are within 1 ulp, exact where they must be, with IEEE special values",
           "[math]") {
   const auto seed = testing::test_seed(47);
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> wide(-1080.0, 1030.0), unit(-1.0, 1.0), frac(0.0, 1.0);
   double worst_e = 0, worst_l = 0, worst_ef = 0, worst_lf = 0;
-  double at_e = 0, at_l = 0, at_ef = 0, at_lf = 0;
+  double at_e = 0, at_l = 0, at_ef = 0, at_lf = 0, worst_m = 0, worst_mf = 0, at_m = 0, at_mf = 0;
   for (int i = 0; i < 300000; ++i) {
     const double scale = std::ldexp(1.0, -int(rng() % 64));
     // exp2: the whole range (overflow, subnormal results) and small arguments; against long
@@ -178,7 +179,17 @@ TEST_CASE("host exp2 and log1p are within 1 ulp, exact where they must be, with 
     const float yf = (i % 3 == 0) ? any_positive<float>(rng) : float(y);
     const double lf = ulps(hm::log1p(yf), float(std::log1p(double(yf))));
     if (lf > worst_lf) worst_lf = lf, at_lf = yf;
+    // expm1: the whole range (-1 from about -38, overflow from 709.78) and small arguments
+    const double z = (i % 2) ? std::uniform_real_distribution<double>(-70.0, 712.0)(rng) : unit(rng) * scale;
+    const double m = ulps(hm::expm1(z), double(std::expm1((long double)z)));
+    if (m > worst_m) worst_m = m, at_m = z;
+    const float zf = float(z);
+    const double mf = ulps(hm::expm1(zf), float(std::expm1((long double)zf)));
+    if (mf > worst_mf) worst_mf = mf, at_mf = zf;
   }
+  INFO("worst expm1 " << worst_m << " ulp at " << at_m << " (float " << worst_mf << " at " << at_mf << ")");
+  CHECK(worst_m <= 1);
+  CHECK(worst_mf <= 1);
   INFO("worst exp2 " << worst_e << " ulp at " << at_e << " (float " << worst_ef << " at " << at_ef
                      << "), worst log1p " << worst_l << " ulp at " << at_l << " (float " << worst_lf
                      << " at " << at_lf << ")");
@@ -211,20 +222,36 @@ TEST_CASE("host exp2 and log1p are within 1 ulp, exact where they must be, with 
   CHECK(hm::log1p(L::infinity()) == L::infinity());
   CHECK(hm::log1p(L::max()) == std::log1p(L::max()));
   CHECK(hm::log1p(-1.0f) == -std::numeric_limits<float>::infinity());
+  CHECK(hm::expm1(0.0) == 0.0);
+  CHECK(!std::signbit(hm::expm1(0.0)));
+  CHECK(std::signbit(hm::expm1(-0.0)));
+  CHECK(hm::expm1(L::denorm_min()) == L::denorm_min());
+  CHECK(hm::expm1(-L::denorm_min()) == -L::denorm_min());
+  CHECK(hm::expm1(-100.0) == -1.0);
+  CHECK(hm::expm1(-L::infinity()) == -1.0);
+  CHECK(hm::expm1(710.0) == L::infinity());
+  CHECK(hm::expm1(L::infinity()) == L::infinity());
+  CHECK(std::isnan(hm::expm1(L::quiet_NaN())));
+  CHECK(hm::expm1(709.7) == std::expm1(709.7));
+  CHECK(hm::expm1(-0.0f) == 0.0f);
 }
 
-TEST_CASE("ts::exp2 and ts::log1p of arrays use them, in every chunk kernel", "[math]") {
+TEST_CASE("ts::exp2, ts::log1p and ts::expm1 of arrays use them, in every chunk kernel", "[math]") {
   auto x = ts::from_xtensor(
       xt::xarray<double>{{-1100, -1074, -1, -0.5, 0, 1e-300}, {0.75, 1, 3, 52.5, 1023, 2000}}, {1, 4});
   const xt::xarray<double> e2 = ts::compute(ts::exp2(x), ts::host{.threads = 2});
   const xt::xarray<double> l1 = ts::compute(ts::log1p(x), ts::host{.threads = 2});
+  const xt::xarray<double> m1 = ts::compute(ts::expm1(x), ts::host{.threads = 2});
   const xt::xarray<double> xs = ts::compute(x);
   for (std::size_t i = 0; i < xs.size(); ++i) {
     INFO("x = " << xs.flat(i));
     CHECK(e2.flat(i) == hm::exp2(xs.flat(i)));
     const double want = hm::log1p(xs.flat(i));
     CHECK(std::memcmp(&l1.flat(i), &want, sizeof want) == 0);  // bitwise (-inf at -1 included)
+    CHECK(m1.flat(i) == hm::expm1(xs.flat(i)));
   }
+  CHECK(m1(1, 5) == std::numeric_limits<double>::infinity());
+  CHECK(m1(0, 0) == -1.0);
   CHECK(e2(0, 1) == std::ldexp(1.0, -1074));
   CHECK(e2(1, 5) == std::numeric_limits<double>::infinity());
   CHECK(l1(0, 2) == -std::numeric_limits<double>::infinity());

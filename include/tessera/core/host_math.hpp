@@ -437,4 +437,33 @@ TESSERA_HD TESSERA_INLINE double log1p(double x) {
 /// float: the double function rounded once.
 TESSERA_HD TESSERA_INLINE float log1p(float x) { return float(log1p(double(x))); }
 
+/// e^x - 1, branch-free: x = n ln 2 + r (|r| <= ln 2 / 2, r + rl a double-double), e^r - 1 =
+/// r + r^2 t(r) + rl with exp's polynomial tail (no cancellation) as a double-double, then
+/// 2^n ((e^r - 1) + (1 - 2^-n)) with that sum carried as a double-double and rounded once after
+/// the scaling. Within 1 ulp of the exact value; -0 at -0, -1 far below 0 and at -inf, +inf
+/// from about 709.78 on, NaN for NaN.
+TESSERA_HD TESSERA_INLINE double expm1(double x) {
+  using random::math::scale_by_exponent;
+  const double c = x < -60.0 ? -60.0 : (x > 710.0 ? 710.0 : x);  // -1 and +inf beyond
+  const double magic = 0x1.8p52;
+  const double kn = detail::fmad(c, 1.4426950408889634, magic);
+  const double n = kn - magic;
+  const double r0 = detail::fmad(-n, 0.6931467056274414, c);  // exact
+  double r, rl;
+  detail::two_sum(r0, detail::fmad(-n, 4.7493250390316726e-07, 0.0), r, rl);
+  const double r2 = r * r;
+  const double t = r2 * random::math::exp_poly_tail(r);  // at most 0.07: its rounding is small
+  double qh, ql;
+  detail::two_sum(r, t, qh, ql);
+  ql += detail::fmad(r, r, -r2) * 0.5 + rl;  // e^(r + rl) - 1 = qh + ql (r^2's rounding, t ~ r^2 / 2)
+  const double m = 1.0 - scale_by_exponent(1.0, 2.0 * magic - kn, magic);  // 1 - 2^-n, exact for n <= 53
+  double sh, se;
+  detail::two_sum(m, qh, sh, se);
+  const double sl = se + ql;
+  const double v = scale_by_exponent(sh, kn, magic) + scale_by_exponent(sl, kn, magic);
+  return detail::pick((x == 0.0) | (x != x), x, v);
+}
+/// float: the double function rounded once.
+TESSERA_HD TESSERA_INLINE float expm1(float x) { return float(expm1(double(x))); }
+
 }  // namespace tessera::host_math

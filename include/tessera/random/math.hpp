@@ -118,8 +118,9 @@ TESSERA_HD TESSERA_INLINE float log(float x) { return log_scaled(x, 0); }
 // n = round(x / ln 2), r = x - n ln 2 in [-0.35, 0.35], Taylor to r^13 (double) / r^8 (float),
 // scaled by 2^n as two factors (gradual underflow and overflow to +inf come out right).
 
-/// p(r) with e^r = 1 + r p(r), for |r| <= 0.35 (Taylor to r^13).
-TESSERA_HD TESSERA_INLINE double exp_poly(double r) {
+/// t(r) with e^r = 1 + r + r^2 t(r), for |r| <= 0.35 (Taylor to r^13): exp_poly's tail, which
+/// expm1 adds to r as a double-double.
+TESSERA_HD TESSERA_INLINE double exp_poly_tail(double r) {
   double p = 1.6059043836821613e-10;
   p = fmad(p, r, 2.08767569878681e-09);
   p = fmad(p, r, 2.505210838544172e-08);
@@ -131,9 +132,10 @@ TESSERA_HD TESSERA_INLINE double exp_poly(double r) {
   p = fmad(p, r, 0.008333333333333333);
   p = fmad(p, r, 0.041666666666666664);
   p = fmad(p, r, 0.16666666666666666);
-  p = fmad(p, r, 0.5);
-  return fmad(p, r, 1.0);
+  return fmad(p, r, 0.5);
 }
+/// p(r) with e^r = 1 + r p(r), for |r| <= 0.35.
+TESSERA_HD TESSERA_INLINE double exp_poly(double r) { return fmad(exp_poly_tail(r), r, 1.0); }
 
 /// v 2^n for |n| < 2100, as two factors that stay normal (gradual underflow and overflow to
 /// +inf come out right); kn: the reduction's fmad(x, 1 / ln 2, magic), n in its low bits.
