@@ -402,21 +402,6 @@ TESSERA_HD TESSERA_INLINE double log10(double x) {
 TESSERA_HD TESSERA_INLINE float log2(float x) { return float(log2(double(x))); }
 TESSERA_HD TESSERA_INLINE float log10(float x) { return float(log10(double(x))); }
 
-/// 2^x, branch-free: e^(x ln 2) with x ln 2 carried as a double-double (detail::exp_dd), so the
-/// value before the last rounding is within about 2^-60 of the exact one: within 1 ulp, exact at
-/// the integers (2^k, subnormal ones included); +inf from 1024 on and at +inf, 0 at -inf and far
-/// below, NaN for NaN.
-TESSERA_HD TESSERA_INLINE double exp2(double x) {
-  constexpr double ln2_hi = 0x1.62e42fefa39efp-1, ln2_lo = 0x1.abc9e3b39803fp-56;
-  // clamped where 2^x is already +inf or 0, so that the products stay finite
-  const double c = x < -1200.0 ? -1200.0 : (x > 1200.0 ? 1200.0 : x);
-  const double zh = c * ln2_hi;
-  const double zl = detail::fmad(c, ln2_lo, detail::fmad(c, ln2_hi, -zh));  // c ln 2 = zh + zl
-  return detail::pick(x != x, x, detail::exp_dd(zh, zl));
-}
-/// float: the double function rounded once.
-TESSERA_HD TESSERA_INLINE float exp2(float x) { return float(exp2(double(x))); }
-
 /// log(1 + x), branch-free: the double-double logarithm (detail::log_dd) of u = 1 + x plus the
 /// rounding error of 1 + x, (x - (u - 1)) / u, rounded once: within 1 ulp, x itself where
 /// 1 + x rounds to 1 (and at +-0); -inf at -1, NaN below -1 and for NaN, +inf at +inf.
