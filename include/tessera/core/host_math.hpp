@@ -437,7 +437,9 @@ TESSERA_HD TESSERA_INLINE double expm1(double x) {
   double r, rl;
   detail::two_sum(r0, detail::fmad(-n, 4.7493250390316726e-07, 0.0), r, rl);
   const double r2 = r * r;
-  const double t = r2 * random::math::exp_poly_tail(r);  // at most 0.07: its rounding is small
+  // at most 0.07, its rounding is small; an explicit multiply-add, so that no build contracts
+  // the product into the sums below (every build gives the same bits)
+  const double t = detail::fmad(r2, random::math::exp_poly_tail(r), 0.0);
   double qh, ql;
   detail::two_sum(r, t, qh, ql);
   ql += detail::fmad(r, r, -r2) * 0.5 + rl;  // e^(r + rl) - 1 = qh + ql (r^2's rounding, t ~ r^2 / 2)
