@@ -157,9 +157,14 @@ if has streams; then
       2>&1 | tee -a "$out/bench.txt"
 fi
 
+# Nsight Compute (the two profile phases): on the PATH or in CUDA's or Nsight's install folders.
+ncu=
+if has profile || has tsqr-profile; then
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+fi
+
 if has profile; then
   # Nsight Compute on a few chunk kernels of seed 003 (a) and (b): where a kernel's time goes.
-  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   for v in a b; do
     LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} timeout "$(limit 150)" \
       "$ncu" --launch-skip 30 --launch-count 2 --section SpeedOfLight --section ComputeWorkloadAnalysis \
@@ -173,7 +178,6 @@ if has tsqr-profile; then
   # Where the device TSQR's time goes: wall times (CholeskyQR2 and Householder, 2 and 8
   # streams), then each kernel of one CholeskyQR2 TSQR timed alone (Nsight Compute serializes
   # kernels; the sum against the wall time separates kernel time from launch and host time).
-  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   {
     for st in 2 8; do
       timeout "$(limit 90)" .gpu/run cuda_bench_svd --backend cuda --case tall10m --rows tsqr,tsqr-householder \
