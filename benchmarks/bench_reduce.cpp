@@ -7,7 +7,11 @@
 //   bandwidth: GB/s of ts::sum(x) and ts::sum(2 * x + 1) over a persisted in-memory array,
 //              against a plain accumulate loop over the same chunk bytes (1 thread and one
 //              task per chunk on the same threads).
-// Usage: bench_reduce [--mode lazy|axis|bandwidth|all] [--n 100000] [--chunk 10000]
+//   axes:      ns per element of sum / variance / amax over the last axis against the same over
+//              leading axes: a mem_n x mem_n matrix (chunks mem_chunk^2) and a 3-d array of the
+//              same size, (mem_n/128, mem_n/8, mem_n/8) in chunks (16, mem_chunk/4, mem_chunk/4)
+//              (a time series of images in thin chunks along time), stored and lazy.
+// Usage: bench_reduce [--mode lazy|axis|bandwidth|axes|all] [--n 100000] [--chunk 10000]
 //                     [--mem-n 8192] [--mem-chunk 2048] [--threads 0] [--reps 5]
 #include <CLI/CLI.hpp>
 
@@ -49,7 +53,7 @@ int main(int argc, char** argv) {
   ts::index_t n = 100000, chunk = 10000, mem_n = 8192, mem_chunk = 2048;
   int threads = 0, reps = 5;
   observe_cli observe;
-  app.add_option("--mode", mode, "lazy | axis | bandwidth | all");
+  app.add_option("--mode", mode, "lazy | axis | bandwidth | axes | all");
   app.add_option("--n", n, "lazy array is n x n");
   app.add_option("--chunk", chunk, "lazy chunk edge");
   app.add_option("--mem-n", mem_n, "persisted array is mem_n x mem_n doubles");
@@ -157,6 +161,54 @@ int main(int argc, char** argv) {
                 gbs(t_mean0));
     std::printf("  ts::variance(x), %d thr                   %7.2f GB/s\n", pol.concurrency(),
                 gbs(t_var));
+    std::printf("(checksum %g) peak RSS %.1f MiB\n", sink, ts::peak_resident_mib());
+  }
+  if (mode == "axes" || mode == "all") {
+    const ts::index_t n3 = mem_n / 128, m3 = mem_n / 8, c3 = std::max<ts::index_t>(mem_chunk / 4, 1);
+    auto lazy2 = ts::full<double>({mem_n, mem_n}, 0.5, {mem_chunk, mem_chunk}) * 2.0;
+    auto lazy3 = ts::full<double>({n3, m3, m3}, 0.5, {std::min<ts::index_t>(16, n3), c3, c3}) * 2.0;
+    auto stored2 = ts::persist(lazy2 + 1e-3, pol);
+    auto stored3 = ts::persist(lazy3 + 1e-3, pol);
+    double sink = 0;
+    struct row {
+      std::string name;
+      std::function<void()> last, leading;
+      double elems;
+    };
+    const double e2 = double(mem_n) * double(mem_n), e3 = double(n3) * double(m3) * double(m3);
+    auto first = [](const auto& a) { return a.data()[0]; };
+    std::vector<row> rows;
+    auto add = [&](std::string name, const auto& x, double elems, std::vector<ts::index_t> last,
+                   std::vector<ts::index_t> leading) {
+      rows.push_back({name + " sum", [&, x, last] { sink += first(ts::compute(ts::sum(x, last), pol)); },
+                      [&, x, leading] { sink += first(ts::compute(ts::sum(x, leading), pol)); }, elems});
+      rows.push_back({name + " variance",
+                      [&, x, last] { sink += first(ts::compute(ts::variance(x, last), pol)); },
+                      [&, x, leading] { sink += first(ts::compute(ts::variance(x, leading), pol)); },
+                      elems});
+      rows.push_back({name + " amax", [&, x, last] { sink += first(ts::compute(ts::amax(x, last), pol)); },
+                      [&, x, leading] { sink += first(ts::compute(ts::amax(x, leading), pol)); }, elems});
+    };
+    add("2-d stored", stored2, e2, {1}, {0});
+    add("2-d lazy", lazy2, e2, {1}, {0});
+    add("3-d stored", stored3, e3, {2}, {0});
+    add("3-d lazy", lazy3, e3, {2}, {0});
+    std::vector<double> t_last(rows.size(), 1e300), t_lead(rows.size(), 1e300);
+    for (int r = 0; r < reps; ++r)  // round-robin, best of each
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        t_last[i] = std::min(t_last[i], best_of(1, rows[i].last));
+        t_lead[i] = std::min(t_lead[i], best_of(1, rows[i].leading));
+      }
+    std::printf("reductions over the last axis vs over axis 0 (%d threads, best of %d): 2-d %lld x "
+                "%lld in chunks %lld^2; 3-d %lld x %lld x %lld in chunks %lld x %lld x %lld\n",
+                pol.concurrency(), reps, (long long)mem_n, (long long)mem_n, (long long)mem_chunk,
+                (long long)n3, (long long)m3, (long long)m3, (long long)std::min<ts::index_t>(16, n3),
+                (long long)c3, (long long)c3);
+    std::printf("  %-22s %14s %14s %9s\n", "", "last ns/elem", "axis 0 ns/elem", "axis 0 / last");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const double a = t_last[i] / rows[i].elems * 1e9, b = t_lead[i] / rows[i].elems * 1e9;
+      std::printf("  %-22s %14.3f %14.3f %9.2f\n", rows[i].name.c_str(), a, b, b / a);
+    }
     std::printf("(checksum %g) peak RSS %.1f MiB\n", sink, ts::peak_resident_mib());
   }
   return 0;

@@ -422,6 +422,49 @@ TEMPLATE_TEST_CASE("sum and mean of 1e8 copies of 0.1 stay exact to ~1 ulp", "[r
   for (auto v : m0) REQUIRE(std::abs(v - 0.1) / 0.1 <= 4e-16);
 }
 
+TEMPLATE_TEST_CASE("reductions over leading axes of large boxes match a dense reference",
+                   "[reduce][axes]", TESSERA_TEST_BACKENDS) {
+  // Boxes large enough for the host fold's row groups (16 rows), four-row runs and several
+  // 256-column batches, with the reduced axes anywhere before a kept last axis, stored and lazy
+  // (so rows are read in place and evaluated).
+  const auto seed = test_seed(20261127);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const auto pol = make_policy<TestType>(2);
+  for (int i = 0; i < test_iterations(6); ++i) {
+    const shape_t shape{index_t(20 + rng() % 30), index_t(3 + rng() % 25), index_t(300 + rng() % 500)};
+    const shape_t chunks{shape[0], index_t(1 + rng() % 7), index_t(257 + rng() % 400)};
+    xt::xarray<double> a = testing::random_data<double>(rng, shape);
+    a += 1e3;  // far from zero: the variance's shift matters
+    auto x = ts::from_xtensor(a, chunks);
+    auto lazy = x * 1.0;
+    const std::vector<std::vector<std::size_t>> axes_list{{0}, {1}, {0, 1}, {0, 2}};
+    for (const auto& axes : axes_list) {
+      std::vector<index_t> ts_axes(axes.begin(), axes.end());
+      INFO("case " << i << " shape " << testing::describe(shape) << " chunks "
+                   << testing::describe(chunks) << " axes " << ts::detail::cat(ts_axes));
+      const double count = [&] {
+        double n = 1;
+        for (auto d : axes) n *= double(shape[d]);
+        return n;
+      }();
+      xt::xarray<double> want_sum = xt::sum(a, axes);
+      xt::xarray<double> mk = xt::mean(a, axes, xt::keep_dims);
+      xt::xarray<double> want_var = xt::sum(xt::square(a - mk), axes) / count;
+      check_values(ts::compute(ts::sum(x, ts_axes), pol), want_sum, 1e-13, 0, "sum (stored)");
+      check_values(ts::compute(ts::sum(lazy, ts_axes), pol), want_sum, 1e-13, 0, "sum (lazy)");
+      check_values(ts::compute(ts::mean(x, ts_axes), pol), xt::xarray<double>(want_sum / count),
+                   1e-13, 0, "mean (stored)");
+      check_values(ts::compute(ts::variance(x, ts_axes), pol), want_var, 1e-9, 0,
+                   "variance (stored)");
+      check_values(ts::compute(ts::variance(lazy, ts_axes), pol), want_var, 1e-9, 0,
+                   "variance (lazy)");
+      check_values(ts::compute(ts::amax(lazy, ts_axes), pol), xt::xarray<double>(xt::amax(a, axes)),
+                   0, 0, "amax (lazy)");
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("variance of 1e9 + small noise has no cancellation", "[reduce][numerics]",
                    TESSERA_TEST_BACKENDS) {
   const auto seed = test_seed(11);

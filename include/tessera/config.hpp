@@ -10,6 +10,16 @@
 
 #define TESSERA_INLINE inline __attribute__((always_inline))
 
+// Placed in an outer loop's body, outside its inner loop: keeps GCC's -O3 unroll-and-jam from
+// fusing two outer iterations into one inner loop (host code that reads a row per outer
+// iteration; jammed, the second row was read through per-element address arithmetic). An empty
+// asm statement: no instruction, no memory clobber.
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+#define TESSERA_NO_UNROLL_AND_JAM() __asm__ volatile("")
+#else
+#define TESSERA_NO_UNROLL_AND_JAM() ((void)0)
+#endif
+
 // gcc 12 -Wall reports its own AVX-512 intrinsics (_mm512_undefined_*) and batch arrays filled
 // up to the count used as maybe-uninitialized: false positives. Headers with such batch code
 // (random/) bracket it with these two.

@@ -39,13 +39,16 @@ struct params {
   index_t ddof = 0;   // variance / stddev
 };
 
-/// Neumaier-compensated running sum.
+/// Neumaier-compensated running sum. The rounding error of each s + x comes from Knuth's
+/// TwoSum: exact, as Neumaier's branch on |s| >= |x| is (the same c, bitwise, for finite sums),
+/// but branch-free, so loops over many sums vectorize.
 template <class F>
 struct compensated {
   F s = 0, c = 0;
   TESSERA_HD void add(F x) {
-    F t = s + x;
-    c += portable_math::fabs(s) >= portable_math::fabs(x) ? (s - t) + x : (x - t) + s;
+    const F t = s + x;
+    const F z = t - s;
+    c += (s - (t - z)) + (x - z);
     s = t;
   }
   TESSERA_HD void merge(const compensated& o) {
@@ -80,14 +83,35 @@ inline double pairwise_sum(const T* v, index_t n) {
   return t[0];
 }
 
-/// s[e] = q[e] (first) or s[e] += q[e], e < w: one row into column sums (a function of its own
-/// so the loop vectorizes along the row).
+// Column-wise row folds. Each takes the rows v[0..nr) and runs them four at a time through
+// one loop along the row, adding in row order: s = (((s + q0) + q1) + q2) + q3 rounds exactly as
+// four separate passes would, with a quarter of the loads and stores of s. The row loops carry
+// TESSERA_NO_UNROLL_AND_JAM (config.hpp): jammed by GCC at -O3, the second row was read through
+// per-element address arithmetic, a scalar gather.
+
+/// s[e] = sum over k < nr of q_k[e] in k order (e < w): one batch of column sums.
 template <class T>
-TESSERA_INLINE void add_row(double* __restrict s, const T* __restrict q, index_t w, bool first) {
-  if (first)
+TESSERA_INLINE void sum_rows(double* __restrict s, const T* const* v, int nr, index_t c0,
+                             index_t w) {
+  {
+    const T* __restrict q = v[0] + c0;
     for (index_t e = 0; e < w; ++e) s[e] = double(q[e]);
-  else
+  }
+  int k = 1;
+  for (; k + 4 <= nr; k += 4) {
+    const T* __restrict q0 = v[k] + c0;
+    const T* __restrict q1 = v[k + 1] + c0;
+    const T* __restrict q2 = v[k + 2] + c0;
+    const T* __restrict q3 = v[k + 3] + c0;
+    TESSERA_NO_UNROLL_AND_JAM();
+    for (index_t e = 0; e < w; ++e)
+      s[e] = (((s[e] + double(q0[e])) + double(q1[e])) + double(q2[e])) + double(q3[e]);
+  }
+  for (; k < nr; ++k) {
+    const T* __restrict q = v[k] + c0;
+    TESSERA_NO_UNROLL_AND_JAM();
     for (index_t e = 0; e < w; ++e) s[e] += double(q[e]);
+  }
 }
 
 /// p[e].add(sum of v[k][e] over k < nr, in k order) for e < m: the column sums of nr rows,
@@ -97,9 +121,65 @@ inline void column_sums(compensated<double>* p, const T* const* v, int nr, index
   alignas(64) double s[batch_size];
   for (index_t c0 = 0; c0 < m; c0 += batch_size) {
     const index_t w = m - c0 < batch_size ? m - c0 : batch_size;
-    add_row(s, v[0] + c0, w, true);
-    for (int k = 1; k < nr; ++k) add_row(s, v[k] + c0, w, false);
+    sum_rows(s, v, nr, c0, w);
     for (index_t e = 0; e < w; ++e) p[c0 + e].add(s[e]);
+  }
+}
+
+/// s[e] = sum over 0 < k < nr of (q_k[e] - shift[e]), in k order, where shift = q_0 (e < w):
+/// variance's first pass over a group of rows.
+template <class T>
+TESSERA_INLINE void shifted_sums(double* __restrict s, const double* __restrict shift,
+                                 const T* const* v, int nr, index_t c0, index_t w) {
+  for (index_t e = 0; e < w; ++e) s[e] = 0;
+  int k = 1;
+  for (; k + 4 <= nr; k += 4) {
+    const T* __restrict q0 = v[k] + c0;
+    const T* __restrict q1 = v[k + 1] + c0;
+    const T* __restrict q2 = v[k + 2] + c0;
+    const T* __restrict q3 = v[k + 3] + c0;
+    TESSERA_NO_UNROLL_AND_JAM();
+    for (index_t e = 0; e < w; ++e) {
+      const double h = shift[e];
+      s[e] = (((s[e] + (double(q0[e]) - h)) + (double(q1[e]) - h)) + (double(q2[e]) - h)) +
+             (double(q3[e]) - h);
+    }
+  }
+  for (; k < nr; ++k) {
+    const T* __restrict q = v[k] + c0;
+    TESSERA_NO_UNROLL_AND_JAM();
+    for (index_t e = 0; e < w; ++e) s[e] += double(q[e]) - shift[e];
+  }
+}
+
+/// m2[e] = sum over k < nr of ((q_k[e] - shift[e]) - mean[e])^2, in k order (e < w):
+/// variance's second pass.
+template <class T>
+TESSERA_INLINE void squared_deviation_sums(double* __restrict m2, const double* __restrict shift,
+                                           const double* __restrict mean, const T* const* v,
+                                           int nr, index_t c0, index_t w) {
+  for (index_t e = 0; e < w; ++e) m2[e] = 0;
+  int k = 0;
+  for (; k + 4 <= nr; k += 4) {
+    const T* __restrict q0 = v[k] + c0;
+    const T* __restrict q1 = v[k + 1] + c0;
+    const T* __restrict q2 = v[k + 2] + c0;
+    const T* __restrict q3 = v[k + 3] + c0;
+    TESSERA_NO_UNROLL_AND_JAM();
+    for (index_t e = 0; e < w; ++e) {
+      const double h = shift[e], u = mean[e];
+      const double d0 = (double(q0[e]) - h) - u, d1 = (double(q1[e]) - h) - u;
+      const double d2 = (double(q2[e]) - h) - u, d3 = (double(q3[e]) - h) - u;
+      m2[e] = (((m2[e] + d0 * d0) + d1 * d1) + d2 * d2) + d3 * d3;
+    }
+  }
+  for (; k < nr; ++k) {
+    const T* __restrict q = v[k] + c0;
+    TESSERA_NO_UNROLL_AND_JAM();
+    for (index_t e = 0; e < w; ++e) {
+      const double d = (double(q[e]) - shift[e]) - mean[e];
+      m2[e] += d * d;
+    }
   }
 }
 
@@ -178,12 +258,15 @@ struct moments {
       *this = b;
       return;
     }
-    const index_t nn = n + b.n;
+    merge_nonempty(b, double(b.n) / double(n + b.n));
+  }
+  /// merge(b) for n > 0 and b.n > 0, with fb = b.n / (n + b.n) given (a caller merging many
+  /// states of the same counts divides once).
+  TESSERA_HD void merge_nonempty(const moments& b, double fb) {
     const double d = ((b.shift - shift) + b.mean) - mean;
-    const double fb = double(b.n) / double(nn);
     mean += d * fb;
     m2 += b.m2 + d * d * double(n) * fb;
-    n = nn;
+    n += b.n;
   }
   TESSERA_HD void add(double x) {  // Welford
     if (n == 0) shift = x;
@@ -247,30 +330,29 @@ struct variance_base : params {
     const double inv = 1.0 / double(nr);
     for (index_t c0 = 0; c0 < m; c0 += batch_size) {
       const index_t w = m - c0 < batch_size ? m - c0 : batch_size;
-      for (index_t e = 0; e < w; ++e) {
-        shift[e] = double(v[0][c0 + e]);
-        mean[e] = 0;
-        m2[e] = 0;
-      }
-      for (int k = 1; k < nr; ++k) {
-        const T* q = v[k] + c0;
-        for (index_t e = 0; e < w; ++e) mean[e] += double(q[e]) - shift[e];
-      }
+      for (index_t e = 0; e < w; ++e) shift[e] = double(v[0][c0 + e]);
+      shifted_sums(mean, shift, v, nr, c0, w);
       for (index_t e = 0; e < w; ++e) mean[e] *= inv;
-      for (int k = 0; k < nr; ++k) {
-        const T* q = v[k] + c0;
-        for (index_t e = 0; e < w; ++e) {
-          const double d = (double(q[e]) - shift[e]) - mean[e];
-          m2[e] += d * d;
-        }
-      }
+      squared_deviation_sums(m2, shift, mean, v, nr, c0, w);
+      // Partials of one row of a box have seen the same count: one division for all.
+      index_t n_prev = -1;
+      double fb = 0;
       for (index_t e = 0; e < w; ++e) {
         moments b;
         b.n = nr;
         b.shift = shift[e];
         b.mean = mean[e];
         b.m2 = m2[e];
-        p[c0 + e].merge(b);
+        moments& a = p[c0 + e];
+        if (a.n == 0) {
+          a = b;
+          continue;
+        }
+        if (a.n != n_prev) {
+          n_prev = a.n;
+          fb = double(nr) / double(a.n + nr);
+        }
+        a.merge_nonempty(b, fb);
       }
     }
   }
