@@ -118,6 +118,19 @@ struct expression : expression_node_base {
   auto cumprod(index_t axis) const;
 };
 
+namespace detail {
+/// How far ahead of the batch being evaluated the host kernels prefetch a line's memory
+/// (elements): two batches, 4 KiB of doubles.
+inline constexpr index_t prefetch_distance = 2 * batch_size;
+/// Asks the memory system for elements j0 .. j0 + n - 1 of line l ahead of their use (host).
+/// Lines over stored memory have prefetch(j0, n), lines over other lines forward it to them;
+/// for every other line this is nothing.
+template <class L>
+TESSERA_INLINE void prefetch_line(const L& l, index_t j0, index_t n) {
+  if constexpr (requires { l.prefetch(j0, n); }) l.prefetch(j0, n);
+}
+}  // namespace detail
+
 /// Default batched fill for a line that only has per-element evaluation.
 template <class L>
 struct line_base {

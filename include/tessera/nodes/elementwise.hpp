@@ -65,6 +65,8 @@ struct elementwise_line_of<std::index_sequence<I...>, Op, L...> {
     a = op(detail::get<I>(ps).first...);
     b = op(detail::get<I>(ps).second...);
   }
+  /// Prefetches the operands' memory (detail::prefetch_line).
+  void prefetch(index_t j0, index_t n) const { (detail::prefetch_line(detail::get<I>(ls), j0, n), ...); }
   void fill(index_t j0, index_t n, value_type* out) const {
     if constexpr (op_batch) {
       detail::pack<std::array<typename L::value_type, batch_size>...> buf;

@@ -1,6 +1,7 @@
 // The accessor a stored box binds to: strided memory in the binding context's memory space
 // (a chunk read in place, or a gathered copy of the box). Plain data for host and device code.
 #pragma once
+#include <cstdint>
 #include <cstring>
 
 #include "../core/expression.hpp"
@@ -16,6 +17,21 @@ struct strided_line : line_base<strided_line<T>> {
   TESSERA_HD T operator()(index_t j) const { return p[j * s]; }
   /// Elements j0, j0 + 1, ... in place when the line is contiguous, else nullptr.
   const T* contiguous(index_t j0) const { return s == 1 ? p + j0 : nullptr; }
+  /// Prefetches elements j0 .. j0 + n - 1 when the line is contiguous (host; they may lie past
+  /// the chunk's end: a prefetch never faults). The reduction folds call it two batches ahead
+  /// (docs/benchmarks.md, "Software prefetch in the host folds"); the chunk kernel does not (it
+  /// made persist slower).
+  void prefetch(index_t j0, index_t n) const {
+#if defined(__GNUC__)
+    if (s != 1) return;
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p) + std::uintptr_t(j0) * sizeof(T);
+    for (std::uintptr_t k = 0; k < std::uintptr_t(n) * sizeof(T); k += 64)
+      __builtin_prefetch(reinterpret_cast<const void*>(a + k));
+#else
+    (void)j0;
+    (void)n;
+#endif
+  }
   void fill(index_t j0, index_t n, T* out) const {
     const T* q = p + j0 * s;
     if (s == 1) std::memcpy(out, q, std::size_t(n) * sizeof(T));

@@ -49,7 +49,10 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
           start[axis] += g0 + k;
           const auto line = acc.line(start, last, 1);
           if constexpr (requires { line.contiguous(c0); }) {  // stored rows: read in place
-            if ((rowp[k] = line.contiguous(c0))) continue;
+            if ((rowp[k] = line.contiguous(c0))) {
+              prefetch_line(line, c0 + span, span);  // the row's next piece
+              continue;
+            }
           }
           if (!block) block.reset(new T[std::size_t(group * span)]);
           T* row = block.get() + k * span;
@@ -106,6 +109,7 @@ void fold_box(const Op& op, const Acc& acc, const box& b, const reduce_spec& spe
       alignas(64) T buf[batch_size];
       for (index_t j0 = 0; j0 < n; j0 += batch_size) {
         const index_t m = std::min(batch_size, n - j0);
+        prefetch_line(line, j0 + prefetch_distance, batch_size);
         // Lines without a batched fill are evaluated per element (for a stored array this reads
         // memory directly, cheaper than its memcpy-based fill). Stored rows are copied, not
         // read in place: measured, the copy into L1 and then the fold is faster than the fold
