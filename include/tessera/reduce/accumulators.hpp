@@ -89,6 +89,23 @@ inline double pairwise_sum(const T* v, index_t n) {
 // TESSERA_NO_UNROLL_AND_JAM (config.hpp): jammed by GCC at -O3, the second row was read through
 // per-element address arithmetic, a scalar gather.
 
+/// Walks rows v[k] + c0 for k0 <= k < nr: four(q0, q1, q2, q3) for each run of four rows (in
+/// order), then one(q) for each row left. Each call is one pass along the rows, behind an empty
+/// asm that keeps GCC from jamming two passes together.
+template <class T, class Four, class One>
+TESSERA_INLINE void for_rows_by_four(const T* const* v, int k0, int nr, index_t c0, Four&& four,
+                                     One&& one) {
+  int k = k0;
+  for (; k + 4 <= nr; k += 4) {
+    TESSERA_NO_UNROLL_AND_JAM();
+    four(v[k] + c0, v[k + 1] + c0, v[k + 2] + c0, v[k + 3] + c0);
+  }
+  for (; k < nr; ++k) {
+    TESSERA_NO_UNROLL_AND_JAM();
+    one(v[k] + c0);
+  }
+}
+
 /// s[e] = sum over k < nr of q_k[e] in k order (e < w): one batch of column sums.
 template <class T>
 TESSERA_INLINE void sum_rows(double* __restrict s, const T* const* v, int nr, index_t c0,
@@ -97,21 +114,16 @@ TESSERA_INLINE void sum_rows(double* __restrict s, const T* const* v, int nr, in
     const T* __restrict q = v[0] + c0;
     for (index_t e = 0; e < w; ++e) s[e] = double(q[e]);
   }
-  int k = 1;
-  for (; k + 4 <= nr; k += 4) {
-    const T* __restrict q0 = v[k] + c0;
-    const T* __restrict q1 = v[k + 1] + c0;
-    const T* __restrict q2 = v[k + 2] + c0;
-    const T* __restrict q3 = v[k + 3] + c0;
-    TESSERA_NO_UNROLL_AND_JAM();
-    for (index_t e = 0; e < w; ++e)
-      s[e] = (((s[e] + double(q0[e])) + double(q1[e])) + double(q2[e])) + double(q3[e]);
-  }
-  for (; k < nr; ++k) {
-    const T* __restrict q = v[k] + c0;
-    TESSERA_NO_UNROLL_AND_JAM();
-    for (index_t e = 0; e < w; ++e) s[e] += double(q[e]);
-  }
+  for_rows_by_four(
+      v, 1, nr, c0,
+      [&](const T* __restrict q0, const T* __restrict q1, const T* __restrict q2,
+          const T* __restrict q3) {
+        for (index_t e = 0; e < w; ++e)
+          s[e] = (((s[e] + double(q0[e])) + double(q1[e])) + double(q2[e])) + double(q3[e]);
+      },
+      [&](const T* __restrict q) {
+        for (index_t e = 0; e < w; ++e) s[e] += double(q[e]);
+      });
 }
 
 /// p[e].add(sum of v[k][e] over k < nr, in k order) for e < m: the column sums of nr rows,
@@ -132,24 +144,19 @@ template <class T>
 TESSERA_INLINE void shifted_sums(double* __restrict s, const double* __restrict shift,
                                  const T* const* v, int nr, index_t c0, index_t w) {
   for (index_t e = 0; e < w; ++e) s[e] = 0;
-  int k = 1;
-  for (; k + 4 <= nr; k += 4) {
-    const T* __restrict q0 = v[k] + c0;
-    const T* __restrict q1 = v[k + 1] + c0;
-    const T* __restrict q2 = v[k + 2] + c0;
-    const T* __restrict q3 = v[k + 3] + c0;
-    TESSERA_NO_UNROLL_AND_JAM();
-    for (index_t e = 0; e < w; ++e) {
-      const double h = shift[e];
-      s[e] = (((s[e] + (double(q0[e]) - h)) + (double(q1[e]) - h)) + (double(q2[e]) - h)) +
-             (double(q3[e]) - h);
-    }
-  }
-  for (; k < nr; ++k) {
-    const T* __restrict q = v[k] + c0;
-    TESSERA_NO_UNROLL_AND_JAM();
-    for (index_t e = 0; e < w; ++e) s[e] += double(q[e]) - shift[e];
-  }
+  for_rows_by_four(
+      v, 1, nr, c0,
+      [&](const T* __restrict q0, const T* __restrict q1, const T* __restrict q2,
+          const T* __restrict q3) {
+        for (index_t e = 0; e < w; ++e) {
+          const double h = shift[e];
+          s[e] = (((s[e] + (double(q0[e]) - h)) + (double(q1[e]) - h)) + (double(q2[e]) - h)) +
+                 (double(q3[e]) - h);
+        }
+      },
+      [&](const T* __restrict q) {
+        for (index_t e = 0; e < w; ++e) s[e] += double(q[e]) - shift[e];
+      });
 }
 
 /// m2[e] = sum over k < nr of ((q_k[e] - shift[e]) - mean[e])^2, in k order (e < w):
@@ -159,28 +166,23 @@ TESSERA_INLINE void squared_deviation_sums(double* __restrict m2, const double* 
                                            const double* __restrict mean, const T* const* v,
                                            int nr, index_t c0, index_t w) {
   for (index_t e = 0; e < w; ++e) m2[e] = 0;
-  int k = 0;
-  for (; k + 4 <= nr; k += 4) {
-    const T* __restrict q0 = v[k] + c0;
-    const T* __restrict q1 = v[k + 1] + c0;
-    const T* __restrict q2 = v[k + 2] + c0;
-    const T* __restrict q3 = v[k + 3] + c0;
-    TESSERA_NO_UNROLL_AND_JAM();
-    for (index_t e = 0; e < w; ++e) {
-      const double h = shift[e], u = mean[e];
-      const double d0 = (double(q0[e]) - h) - u, d1 = (double(q1[e]) - h) - u;
-      const double d2 = (double(q2[e]) - h) - u, d3 = (double(q3[e]) - h) - u;
-      m2[e] = (((m2[e] + d0 * d0) + d1 * d1) + d2 * d2) + d3 * d3;
-    }
-  }
-  for (; k < nr; ++k) {
-    const T* __restrict q = v[k] + c0;
-    TESSERA_NO_UNROLL_AND_JAM();
-    for (index_t e = 0; e < w; ++e) {
-      const double d = (double(q[e]) - shift[e]) - mean[e];
-      m2[e] += d * d;
-    }
-  }
+  for_rows_by_four(
+      v, 0, nr, c0,
+      [&](const T* __restrict q0, const T* __restrict q1, const T* __restrict q2,
+          const T* __restrict q3) {
+        for (index_t e = 0; e < w; ++e) {
+          const double h = shift[e], u = mean[e];
+          const double d0 = (double(q0[e]) - h) - u, d1 = (double(q1[e]) - h) - u;
+          const double d2 = (double(q2[e]) - h) - u, d3 = (double(q3[e]) - h) - u;
+          m2[e] = (((m2[e] + d0 * d0) + d1 * d1) + d2 * d2) + d3 * d3;
+        }
+      },
+      [&](const T* __restrict q) {
+        for (index_t e = 0; e < w; ++e) {
+          const double d = (double(q[e]) - shift[e]) - mean[e];
+          m2[e] += d * d;
+        }
+      });
 }
 
 template <class T>
