@@ -50,6 +50,19 @@ void check_values(const A& got, const B& want, double rtol, double atol, const c
   }
 }
 
+/// check_values for large results: one assertion, naming the first element that differs.
+template <class A, class B>
+void check_all_values(const A& got, const B& want, double rtol, double atol, const char* what) {
+  auto g = flat(got), w = flat(want);
+  INFO(what << ": got " << g.size() << " values, want " << w.size());
+  REQUIRE(g.size() == w.size());
+  std::size_t bad = 0;
+  while (bad < g.size() && close(g[bad], w[bad], rtol, atol)) ++bad;
+  INFO(what << (bad < g.size() ? " first differing element " : " all equal, ") << bad << ": got "
+            << (bad < g.size() ? g[bad] : 0.0) << ", want " << (bad < g.size() ? w[bad] : 0.0));
+  CHECK(bad == g.size());
+}
+
 /// One randomized reduction case.
 struct rcase {
   shape_t shape;
@@ -463,6 +476,79 @@ TEMPLATE_TEST_CASE("reductions over leading axes of large boxes match a dense re
                    0, 0, "amax (lazy)");
     }
   }
+}
+
+TEMPLATE_TEST_CASE("reductions over runs of thin chunks match a dense reference",
+                   "[reduce][axes]", TESSERA_TEST_BACKENDS) {
+  // Chunks a few rows deep along the reduced axes and a large kept cross-section: on the host
+  // (and ts::mpi over it) one task folds a run of such chunks over a tile of the cross-section
+  // (reduce/spec.hpp, reduction_plan's runs). Irregular chunks, the run axis anywhere before a
+  // kept last axis, stored and lazy inputs, index reductions, keep_dims; bitwise the same for 1
+  // and 2 threads.
+  const auto seed = test_seed(20261128);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const auto p1 = make_policy<TestType>(1), p2 = make_policy<TestType>(2);
+  auto random_chunks = [&](index_t n, index_t lo, index_t hi) {
+    std::vector<index_t> c;
+    for (index_t left = n; left > 0;) {
+      const index_t k = std::min(left, lo + index_t(rng() % std::uint64_t(hi - lo + 1)));
+      c.push_back(k);
+      left -= k;
+    }
+    return c;
+  };
+  int with_runs = 0;
+  for (int i = 0; i < test_iterations(8); ++i) {
+    const shape_t shape{index_t(12 + rng() % 40), index_t(2 + rng() % 4), index_t(40 + rng() % 60),
+                        index_t(100 + rng() % 200)};
+    const chunks_t chunks{random_chunks(shape[0], 1, 6), random_chunks(shape[1], 1, 3),
+                          random_chunks(shape[2], 8, 60), {shape[3]}};
+    xt::xarray<double> a = testing::random_data<double>(rng, shape);
+    a += 1e3;  // far from zero: the variance's shift matters
+    auto x = ts::from_xtensor(a, chunks);
+    auto lazy = x * 1.0;
+    const std::vector<std::vector<std::size_t>> axes_list{{0}, {0, 1}, {1}, {0, 2}};
+    for (const auto& axes : axes_list) {
+      std::vector<index_t> ts_axes(axes.begin(), axes.end());
+      ts::reduce_spec spec;
+      for (auto d : axes) spec.mask |= 1u << d;
+      const ts::detail::reduction_plan plan(x.grid(), spec, 8);
+      with_runs += plan.run > 1;
+      INFO("case " << i << " shape " << testing::describe(shape) << " chunks "
+                   << testing::describe(chunks) << " axes " << ts::detail::cat(ts_axes)
+                   << " run " << plan.run);
+      const double count = [&] {
+        double n = 1;
+        for (auto d : axes) n *= double(shape[d]);
+        return n;
+      }();
+      xt::xarray<double> want_sum = xt::sum(a, axes);
+      xt::xarray<double> mk = xt::mean(a, axes, xt::keep_dims);
+      xt::xarray<double> want_var = xt::sum(xt::square(a - mk), axes) / count;
+      check_all_values(ts::compute(ts::sum(x, ts_axes), p2), want_sum, 1e-13, 0, "sum (stored)");
+      check_all_values(ts::compute(ts::sum(lazy, ts_axes), p2), want_sum, 1e-13, 0, "sum (lazy)");
+      check_all_values(ts::compute(ts::mean(lazy, ts_axes, ts::keep_dims), p2),
+                   xt::xarray<double>(want_sum / count), 1e-13, 0, "mean (lazy, keep_dims)");
+      check_all_values(ts::compute(ts::variance(x, ts_axes), p2), want_var, 1e-9, 0, "variance (stored)");
+      check_all_values(ts::compute(ts::variance(lazy, ts_axes), p2), want_var, 1e-9, 0, "variance (lazy)");
+      check_all_values(ts::compute(ts::amax(x, ts_axes), p2), xt::xarray<double>(xt::amax(a, axes)), 0, 0,
+                   "amax (stored)");
+      check_all_values(ts::compute(ts::amin(lazy, ts_axes), p2), xt::xarray<double>(xt::amin(a, axes)), 0, 0,
+                   "amin (lazy)");
+      if (axes.size() == 1) {  // argmax / argmin over one axis
+        const int ax = int(axes[0]);
+        check_all_values(ts::compute(ts::argmax(lazy, ax), p2), xt::xarray<double>(xt::argmax(a, ax)), 0, 0,
+                     "argmax (lazy)");
+        check_all_values(ts::compute(ts::argmin(x, ax), p2), xt::xarray<double>(xt::argmin(a, ax)), 0, 0,
+                     "argmin (stored)");
+      }
+      auto s1 = ts::compute(ts::variance(lazy, ts_axes), p1), s2 = ts::compute(ts::variance(lazy, ts_axes), p2);
+      same_bits<double, TestType>(s1, s2, "variance, 1 and 2 threads");
+    }
+  }
+  UNSCOPED_INFO("cases folded in runs: " << with_runs);
+  CHECK(with_runs > 0);  // the plan takes runs on some of these cases
 }
 
 TEMPLATE_TEST_CASE("variance of 1e9 + small noise has no cancellation", "[reduce][numerics]",

@@ -27,6 +27,9 @@
 //                                                                     // memory after then()
 //     static void fold(env, op, acc, box, spec, istride, state* host_partials); // reduction
 //                                                                     // partials, after then()
+//     static constexpr index_t fold_run_limit = n;    // optional: fold adds into the partials
+//                                                     // it is given, and a task may fold a run
+//                                                     // of up to n chunks (exec/chunk_run.hpp)
 //     template <class T>
 //     static T* block_destination(env, array_type<T>&, index_t block); // where persist writes
 //     template <class T, class Fill>

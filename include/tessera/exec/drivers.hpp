@@ -9,7 +9,9 @@
 // top-level calls (compute, persist) open an observation: progress, on_chunk_done and traces
 // cover all of a call's stages with no code here.
 #pragma once
+#include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "../core/expression.hpp"
 #include "../reduce/spec.hpp"
 #include "backend.hpp"
+#include "chunk_run.hpp"
 #include "combine.hpp"
 #include "observe.hpp"
 #include "placement.hpp"
@@ -118,30 +121,89 @@ auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec
   auto out = B::template make_array<R>(pol, out_grid);
   if (out_grid.size() == 0) return out;
 
-  const detail::reduction_plan plan(e.grid(), spec);
+  constexpr index_t max_run = detail::fold_run_limit<B>();
+  const detail::reduction_plan plan(
+      e.grid(), spec, max_run > 1 && detail::reads_parts_in_place(e) ? max_run : 1);
   const index_t nR = plan.nR;
-  // Output block K <-> kept-axes block K; its partials: the kept elements of K.
+  // Plan block K <-> kept-axes block K (with runs: one tile of output block out_block(K)); its
+  // partials: the kept elements of K.
   detail::combine_tree<Op> tree(op, plan.nK, nR, spec.split_every,
-                                [&](index_t K) { return out_grid.block_box(K).count(); });
-  auto finish = [&](index_t K, const state* root) {
-    const index_t n = out_grid.block_box(K).count();
-    B::write_block(pol, out, K, [&](R* dst) {
-      for (index_t j = 0; j < n; ++j) dst[j] = op.finalize(root[std::size_t(j)]);
-    });
+                                [&](index_t K) { return plan.partials(K); });
+  // With runs an output block is finished from its tiles: each finalized into the block's
+  // values here, the block written when its last tile is in.
+  struct staged_block {
+    std::unique_ptr<R[]> values;
+    index_t tiles = 0;
   };
-  // Task t folds input block (K = t / nR, R = t % nR): consecutive tasks feed one output
+  std::vector<staged_block> staged(std::size_t(plan.run > 1 ? out_grid.block_count() : 0));
+  std::mutex staged_mutex;
+  auto finish = [&](index_t K, const state* root) {
+    if (plan.run == 1) {
+      const index_t n = out_grid.block_box(K).count();
+      B::write_block(pol, out, K, [&](R* dst) {
+        for (index_t j = 0; j < n; ++j) dst[j] = op.finalize(root[std::size_t(j)]);
+      });
+      return;
+    }
+    const index_t O = plan.out_block(K);
+    const index_t n = out_grid.block_box(O).count();
+    // The tile's kept elements in the output block: rows along tile_axis, each `inner` long,
+    // `outer` times (kept axes before the tile axis); the block differs from the tile only in
+    // its extent along tile_axis.
+    const box tile = plan.task_box(K * nR);
+    box block = tile;
+    const int ta = plan.tile_axis;
+    const auto& off = e.grid().offsets(ta);
+    const index_t bi = e.grid().block_along(ta, tile.lo[ta]);
+    block.lo[ta] = off[std::size_t(bi)];
+    block.hi[ta] = off[std::size_t(bi) + 1];
+    index_t outer = 1, inner = 1;
+    for (int d : plan.kept) {
+      if (d < ta) outer *= tile.extent(d);
+      if (d > ta) inner *= tile.extent(d);
+    }
+    const index_t rows = tile.extent(ta), block_rows = block.extent(ta);
+    const index_t first = tile.lo[ta] - block.lo[ta];
+    std::unique_lock<std::mutex> lock(staged_mutex);
+    staged_block& s = staged[std::size_t(O)];
+    if (!s.values) s.values.reset(new R[std::size_t(std::max<index_t>(n, 1))]);
+    R* vals = s.values.get();
+    lock.unlock();
+    for (index_t o = 0; o < outer; ++o)
+      for (index_t i = 0; i < rows; ++i) {
+        const state* src = root + (o * rows + i) * inner;
+        R* dst = vals + (o * block_rows + first + i) * inner;
+        for (index_t j = 0; j < inner; ++j) dst[j] = op.finalize(src[j]);
+      }
+    lock.lock();
+    if (++s.tiles < plan.run) return;
+    std::unique_ptr<R[]> done = std::move(s.values);
+    lock.unlock();
+    B::write_block(pol, out, O, [&](R* dst) { std::copy(done.get(), done.get() + n, dst); });
+  };
+  // Task t folds input box (K = t / nR, R = t % nR): consecutive tasks feed one output
   // block, so only a few output blocks have pending partials at any time.
   auto tasks = detail::make_tasks(e, plan.tasks(), [&plan](index_t t) { return plan.task_box(t); });
   auto name = [] { return "fold " + detail::reduction_name<Op>::get(); };
   auto out_bytes = [&](index_t t) {  // the task's partials
-    return out_grid.block_box(t / nR).count() * index_t(sizeof(state));
+    return plan.partials(t / nR) * index_t(sizeof(state));
   };
   detail::run_tasks(pol, tasks, name, out_bytes, [&](auto& env, index_t t) {
     const box bx = plan.task_box(t);
     state* part = tree.leaf(t);
     if (bx.count() > 0) {
-      auto acc = e.bind(bx, env.context());
-      B::fold(env, op, acc, bx, spec, plan.istride, part);
+      if constexpr (max_run > 1) {
+        if (plan.run > 1) {  // a run of chunks, each bound on its own
+          auto acc = detail::bind_run(e, e.grid(), plan.run_axis, bx, env.context());
+          B::fold(env, op, acc, bx, spec, plan.istride, part);
+        } else {
+          auto acc = e.bind(bx, env.context());
+          B::fold(env, op, acc, bx, spec, plan.istride, part);
+        }
+      } else {
+        auto acc = e.bind(bx, env.context());
+        B::fold(env, op, acc, bx, spec, plan.istride, part);
+      }
     }
     env.then([&tree, &finish, t] { tree.deliver(t, finish); });
   });

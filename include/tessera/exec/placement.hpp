@@ -29,10 +29,12 @@ class placement_probe {
       const box piece = intersect(g.block_box(f), b);
       const std::int64_t n = piece.count() * std::int64_t(sizeof(typename S::value_type));
       add(s.block_space(f), n);
+      if (piece.count() > 0 && !s.block_pointer(f)) in_place_ = false;  // read whole or computed
       if constexpr (probes_inputs<S, placement_probe>)  // a block computed from inputs
         if (piece.count() > 0) s.probe_inputs(f, *this);
       if constexpr (std::is_base_of_v<remote_blocks, S>) {  // chunks owned by ranks
         const int o = s.owner(f);
+        in_place_ = false;
         if (o >= 0 && n > 0) add_rank(o, n);
         if (!s.here(f) && n > 0) remote_.push_back({&s, f, piece, o});
       }
@@ -66,6 +68,10 @@ class placement_probe {
   /// blocks that are not in this process.
   const std::vector<std::pair<int, std::int64_t>>& rank_bytes() const { return rank_bytes_; }
   const std::vector<remote_piece>& remote() const { return remote_; }
+  /// Whether every stored block bound lies in this process's memory (block_pointer), so that
+  /// binding part of a block reads only that part: false when a block is read whole (files)
+  /// or computed (read_block), or is owned by a rank (remote_blocks, on every rank alike).
+  bool reads_parts_in_place() const { return in_place_; }
 
  private:
   void add_rank(int r, std::int64_t n) {
@@ -88,6 +94,7 @@ class placement_probe {
   std::vector<std::pair<int, std::int64_t>> rank_bytes_;
   std::vector<remote_piece> remote_;
   evaluated_boxes probed_;  // shared lazy pieces already probed, by box
+  bool in_place_ = true;
 };
 
 /// The chunk tasks of one driver: task t evaluates (or folds) box_of(t) of the lowered

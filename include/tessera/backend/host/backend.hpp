@@ -15,6 +15,9 @@ struct backend<host> {
   static constexpr bool defined = true;
   template <class T>
   using array_type = array<T>;
+  /// fold adds into the partials it is given: a reduction task may fold a run of thin chunks
+  /// (exec/chunk_run.hpp).
+  static constexpr index_t fold_run_limit = 8;
 
   /// One chunk task's environment.
   class task_env {

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "../../exec/backend.hpp"
+#include "../../exec/chunk_run.hpp"
 #include "../../exec/placement.hpp"
 #include "../../reduce/spec.hpp"
 #include "distributed_array.hpp"
@@ -282,6 +283,9 @@ template <class L>
 struct backend<mpi<L>> {
   using local_backend = backend<L>;
   static constexpr bool defined = true;
+  /// The local backend's: a task's fold runs there (the plan is the same on every rank and in
+  /// one process, so the bits are).
+  static constexpr index_t fold_run_limit = detail::fold_run_limit<local_backend>();
   template <class T>
   using array_type = distributed_array<T, L>;
 
