@@ -126,13 +126,18 @@ TESSERA_INLINE void sum_rows(double* __restrict s, const T* const* v, int nr, in
       });
 }
 
+/// Columns the add_rows folds take per pass along a row: long enough for each row to be one
+/// sequential read of 16 KiB (rows of a group read in step a few KiB at a time compete for the
+/// same cache sets when they are a power of two apart: backend/host/fold.hpp).
+inline constexpr index_t column_batch = 8 * batch_size;
+
 /// p[e].add(sum of v[k][e] over k < nr, in k order) for e < m: the column sums of nr rows,
 /// vectorized across columns (host).
 template <class T>
 inline void column_sums(compensated<double>* p, const T* const* v, int nr, index_t m) {
-  alignas(64) double s[batch_size];
-  for (index_t c0 = 0; c0 < m; c0 += batch_size) {
-    const index_t w = m - c0 < batch_size ? m - c0 : batch_size;
+  alignas(64) double s[column_batch];
+  for (index_t c0 = 0; c0 < m; c0 += column_batch) {
+    const index_t w = m - c0 < column_batch ? m - c0 : column_batch;
     sum_rows(s, v, nr, c0, w);
     for (index_t e = 0; e < w; ++e) p[c0 + e].add(s[e]);
   }
@@ -328,10 +333,10 @@ struct variance_base : params {
   /// the first, two passes), merged by Chan's formula; vectorized across columns (host; the
   /// fold over a non-last axis).
   void add_rows(state* p, const T* const* v, int nr, index_t m) const {
-    alignas(64) double shift[batch_size], mean[batch_size], m2[batch_size];
+    alignas(64) double shift[column_batch], mean[column_batch], m2[column_batch];
     const double inv = 1.0 / double(nr);
-    for (index_t c0 = 0; c0 < m; c0 += batch_size) {
-      const index_t w = m - c0 < batch_size ? m - c0 : batch_size;
+    for (index_t c0 = 0; c0 < m; c0 += column_batch) {
+      const index_t w = m - c0 < column_batch ? m - c0 : column_batch;
       for (index_t e = 0; e < w; ++e) shift[e] = double(v[0][c0 + e]);
       shifted_sums(mean, shift, v, nr, c0, w);
       for (index_t e = 0; e < w; ++e) mean[e] *= inv;
