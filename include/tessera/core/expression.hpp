@@ -131,6 +131,13 @@ TESSERA_INLINE void prefetch_line(const L& l, index_t j0, index_t n) {
 }
 }  // namespace detail
 
+namespace detail {
+/// A line over memory that can hand out its elements in place (contiguous(j0): a pointer, or
+/// nullptr where they are not consecutive), such as a stored array's.
+template <class L>
+concept contiguous_line = requires(const L& l, index_t j) { l.contiguous(j); };
+}  // namespace detail
+
 /// Default batched fill for a line that only has per-element evaluation.
 template <class L>
 struct line_base {
