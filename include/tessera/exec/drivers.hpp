@@ -122,8 +122,13 @@ auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec
   if (out_grid.size() == 0) return out;
 
   constexpr index_t max_run = detail::fold_run_limit<B>();
-  const detail::reduction_plan plan(
-      e.grid(), spec, max_run > 1 && detail::reads_parts_in_place(e) ? max_run : 1);
+  // Runs where the backend takes them, the chunking asks for them and the input's stored
+  // blocks can be read in parts (probed only then).
+  const detail::reduction_plan plan = [&] {
+    detail::reduction_plan p(e.grid(), spec, max_run);
+    if (p.run > 1 && !detail::reads_parts_in_place(e)) return detail::reduction_plan(e.grid(), spec);
+    return p;
+  }();
   const index_t nR = plan.nR;
   // Plan block K <-> kept-axes block K (with runs: one tile of output block out_block(K)); its
   // partials: the kept elements of K.
