@@ -197,18 +197,11 @@ auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec
     const box bx = plan.task_box(t);
     state* part = tree.leaf(t);
     if (bx.count() > 0) {
-      if constexpr (max_run > 1) {
-        if (plan.run > 1) {  // a run of chunks, each bound on its own
-          auto acc = detail::bind_run(e, e.grid(), plan.run_axis, bx, env.context());
-          B::fold(env, op, acc, bx, spec, plan.istride, part);
-        } else {
-          auto acc = e.bind(bx, env.context());
-          B::fold(env, op, acc, bx, spec, plan.istride, part);
-        }
-      } else {
-        auto acc = e.bind(bx, env.context());
-        B::fold(env, op, acc, bx, spec, plan.istride, part);
-      }
+      auto fold = [&](const auto& acc) { B::fold(env, op, acc, bx, spec, plan.istride, part); };
+      bool folded = false;
+      if constexpr (max_run > 1)  // a run of chunks, each bound on its own
+        if ((folded = plan.run > 1)) fold(detail::bind_run(e, e.grid(), plan.run_axis, bx, env.context()));
+      if (!folded) fold(e.bind(bx, env.context()));
     }
     env.then([&tree, &finish, t] { tree.deliver(t, finish); });
   });
