@@ -630,6 +630,54 @@ TEMPLATE_TEST_CASE("variance of 1e9 + small noise has no cancellation", "[reduce
   CHECK(std::abs(mean - (1e9 + double(m))) <= 2e-7);
 }
 
+TEMPLATE_TEST_CASE("variance over a leading axis keeps its precision", "[reduce][numerics]",
+                   TESSERA_TEST_BACKENDS) {
+  // The host's column fold takes each group of rows in one pass (sums of x - h and of its
+  // square, h the column's running mean or the group's first value): checked against exact
+  // moments where that shift is at its worst (an outlier first in every group, data far from
+  // zero with small spread), stored and lazy, several chunkings along the reduced axis.
+  const auto seed = test_seed(20261128);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0, 1);
+  const auto pol = make_policy<TestType>(2);
+  for (int i = 0; i < test_iterations(4); ++i) {
+    const index_t rows = 40 + index_t(rng() % 200), cols = 64 + index_t(rng() % 600);
+    const index_t chunk = std::vector<index_t>{8, 16, 17, 64, rows}[rng() % 5];
+    xt::xarray<double> a = xt::xarray<double>::from_shape({std::size_t(rows), std::size_t(cols)});
+    const double center = std::vector<double>{0, 1e3, 1e9}[i % 3];
+    for (index_t r = 0; r < rows; ++r)
+      for (index_t c = 0; c < cols; ++c) {
+        // Rows 0, 16, 32, ... (each fold group's first row) hold outliers in some columns.
+        const bool outlier = r % 16 == 0 && c % 3 == 0;
+        a(r, c) = center + (outlier ? 1e4 * (1 + noise(rng)) : noise(rng) * 1e-2);
+      }
+    std::vector<double> want(static_cast<std::size_t>(cols));
+    for (index_t c = 0; c < cols; ++c) {  // exact-enough reference: long double two-pass
+      long double m = 0, q = 0;
+      for (index_t r = 0; r < rows; ++r) m += (long double)a(r, c) - center;
+      m /= rows;
+      for (index_t r = 0; r < rows; ++r) {
+        const long double d = ((long double)a(r, c) - center) - m;
+        q += d * d;
+      }
+      want[std::size_t(c)] = double(q / rows);
+    }
+    auto x = ts::from_xtensor(a, {chunk, index_t(50 + rng() % 300)});
+    INFO("case " << i << ": " << rows << " x " << cols << ", chunks of " << chunk
+                 << " rows, center " << center);
+    const auto stored = ts::compute(ts::variance(x, {0}), pol);
+    const auto lazy = ts::compute(ts::variance(x * 1.0, {0}), pol);
+    for (index_t c = 0; c < cols; ++c) {
+      INFO("column " << c << ": stored " << stored(c) << ", lazy " << lazy(c) << ", want "
+                     << want[std::size_t(c)]);
+      const double rtol = 1e-12;
+      REQUIRE(std::abs(stored(c) - want[std::size_t(c)]) <= rtol * want[std::size_t(c)]);
+      REQUIRE(std::abs(lazy(c) - want[std::size_t(c)]) <= rtol * want[std::size_t(c)]);
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("NaN, inf and empty reductions follow NumPy", "[reduce][numerics]",
                    TESSERA_TEST_BACKENDS) {
   const auto pol = make_policy<TestType>(2);

@@ -36,6 +36,11 @@
 //     static void write_block(const P&, array_type<T>&, index_t block, Fill fill);
 //                                                     // fill(T* host) gives the block's values
 //                                                     // (reduction results); any thread
+//     template <class T>
+//     static T* host_block(const P&, array_type<T>&, index_t block); // optional: the block's
+//                                                     // host memory, written in parts in place
+//                                                     // (a reduction's tiles); else staged and
+//                                                     // handed to write_block
 //   };
 //
 // The drivers call run_tasks through detail::run_tasks (exec/observe.hpp), which wraps the body

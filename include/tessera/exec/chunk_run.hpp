@@ -22,6 +22,17 @@ constexpr index_t fold_run_limit() {
   else return 1;
 }
 
+/// Output block `b` of `out` in host memory, for a caller that writes it in parts (the tiles of
+/// a reduction over runs): B's host_block where it has one, else nullptr (then the block is
+/// assembled elsewhere and handed whole to write_block). Calls for one block are serialized by
+/// the caller.
+template <class B, class P, class Array>
+auto* host_block_of(const P& pol, Array& out, index_t b) {
+  using T = typename Array::value_type;
+  if constexpr (requires { B::host_block(pol, out, b); }) return static_cast<T*>(B::host_block(pol, out, b));
+  else return static_cast<T*>(nullptr);
+}
+
 /// The accessors of the chunks of a run, one per chunk along `axis`; a line or element is
 /// served by the chunk that holds it. Lines along `axis` itself (which would cross chunks) are
 /// not served: the folds ask for lines along the last axis, which is kept when runs are used.

@@ -136,8 +136,10 @@ auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec
                                 [&](index_t K) { return plan.partials(K); });
   // With runs an output block is finished from its tiles: each finalized into the block's
   // values here, the block written when its last tile is in.
+  // (Where the backend lends the block's host memory, tiles are written into it in place.)
   struct staged_block {
     std::unique_ptr<R[]> values;
+    R* target = nullptr;  // the block's values: values.get() or the backend's host block
     index_t tiles = 0;
   };
   std::vector<staged_block> staged(std::size_t(plan.run > 1 ? out_grid.block_count() : 0));
@@ -171,8 +173,14 @@ auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec
     const index_t first = tile.lo[ta] - block.lo[ta];
     std::unique_lock<std::mutex> lock(staged_mutex);
     staged_block& s = staged[std::size_t(O)];
-    if (!s.values) s.values.reset(new R[std::size_t(std::max<index_t>(n, 1))]);
-    R* vals = s.values.get();
+    if (!s.target) {
+      s.target = detail::host_block_of<B>(pol, out, O);
+      if (!s.target) {
+        s.values.reset(new R[std::size_t(std::max<index_t>(n, 1))]);
+        s.target = s.values.get();
+      }
+    }
+    R* vals = s.target;
     lock.unlock();
     for (index_t o = 0; o < outer; ++o)
       for (index_t i = 0; i < rows; ++i) {
@@ -181,7 +189,7 @@ auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec
         for (index_t j = 0; j < inner; ++j) dst[j] = op.finalize(src[j]);
       }
     lock.lock();
-    if (++s.tiles < plan.run) return;
+    if (++s.tiles < plan.run || !s.values) return;  // (no values: written in place)
     std::unique_ptr<R[]> done = std::move(s.values);
     lock.unlock();
     B::write_block(pol, out, O, [&](R* dst) { std::copy(done.get(), done.get() + n, dst); });

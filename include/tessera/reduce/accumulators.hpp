@@ -143,48 +143,29 @@ inline void column_sums(compensated<double>* p, const T* const* v, int nr, index
   }
 }
 
-/// s[e] = sum over 0 < k < nr of (q_k[e] - shift[e]), in k order, where shift = q_0 (e < w):
-/// variance's first pass over a group of rows.
+/// s[e] = sum over k < nr of d, m2[e] = sum of d^2, d = q_k[e] - shift[e], in k order (e < w):
+/// variance's one pass over a group of rows.
 template <class T>
-TESSERA_INLINE void shifted_sums(double* __restrict s, const double* __restrict shift,
-                                 const T* const* v, int nr, index_t c0, index_t w) {
-  for (index_t e = 0; e < w; ++e) s[e] = 0;
-  for_rows_by_four(
-      v, 1, nr, c0,
-      [&](const T* __restrict q0, const T* __restrict q1, const T* __restrict q2,
-          const T* __restrict q3) {
-        for (index_t e = 0; e < w; ++e) {
-          const double h = shift[e];
-          s[e] = (((s[e] + (double(q0[e]) - h)) + (double(q1[e]) - h)) + (double(q2[e]) - h)) +
-                 (double(q3[e]) - h);
-        }
-      },
-      [&](const T* __restrict q) {
-        for (index_t e = 0; e < w; ++e) s[e] += double(q[e]) - shift[e];
-      });
-}
-
-/// m2[e] = sum over k < nr of ((q_k[e] - shift[e]) - mean[e])^2, in k order (e < w):
-/// variance's second pass.
-template <class T>
-TESSERA_INLINE void squared_deviation_sums(double* __restrict m2, const double* __restrict shift,
-                                           const double* __restrict mean, const T* const* v,
-                                           int nr, index_t c0, index_t w) {
-  for (index_t e = 0; e < w; ++e) m2[e] = 0;
+TESSERA_INLINE void shifted_moment_sums(double* __restrict s, double* __restrict m2,
+                                        const double* __restrict shift, const T* const* v,
+                                        int nr, index_t c0, index_t w) {
+  for (index_t e = 0; e < w; ++e) s[e] = m2[e] = 0;
   for_rows_by_four(
       v, 0, nr, c0,
       [&](const T* __restrict q0, const T* __restrict q1, const T* __restrict q2,
           const T* __restrict q3) {
         for (index_t e = 0; e < w; ++e) {
-          const double h = shift[e], u = mean[e];
-          const double d0 = (double(q0[e]) - h) - u, d1 = (double(q1[e]) - h) - u;
-          const double d2 = (double(q2[e]) - h) - u, d3 = (double(q3[e]) - h) - u;
+          const double h = shift[e];
+          const double d0 = double(q0[e]) - h, d1 = double(q1[e]) - h;
+          const double d2 = double(q2[e]) - h, d3 = double(q3[e]) - h;
+          s[e] = (((s[e] + d0) + d1) + d2) + d3;
           m2[e] = (((m2[e] + d0 * d0) + d1 * d1) + d2 * d2) + d3 * d3;
         }
       },
       [&](const T* __restrict q) {
         for (index_t e = 0; e < w; ++e) {
-          const double d = (double(q[e]) - shift[e]) - mean[e];
+          const double d = double(q[e]) - shift[e];
+          s[e] += d;
           m2[e] += d * d;
         }
       });
@@ -329,37 +310,61 @@ struct variance_base : params {
     b.m2 = m2;
     st.merge(b);
   }
-  /// Rows v[k], k < nr, into p[e], e < m: per column the moments of its nr values (shifted by
-  /// the first, two passes), merged by Chan's formula; vectorized across columns (host; the
-  /// fold over a non-last axis).
+  /// Rows v[k], k < nr, into p[e], e < m: per column the moments of its nr values in one pass
+  /// (sums of d and d^2, d = x - h, the shift h the column's running mean, or its first value
+  /// in the first group), merged by Chan's formula; vectorized across columns (host; the fold
+  /// over a non-last axis). m2 = sum d^2 - (sum d)^2 / nr loses about log2(1 + nr (mean -
+  /// h)^2 / m2) bits; with h a value of the group that is at most log2(nr^2) (8 bits for the
+  /// 16-row groups of the host fold), with h the running mean of earlier groups next to none.
   void add_rows(state* p, const T* const* v, int nr, index_t m) const {
-    alignas(64) double shift[column_batch], mean[column_batch], m2[column_batch];
+    alignas(64) double shift[column_batch], sum[column_batch], m2[column_batch];
     const double inv = 1.0 / double(nr);
     for (index_t c0 = 0; c0 < m; c0 += column_batch) {
       const index_t w = m - c0 < column_batch ? m - c0 : column_batch;
-      for (index_t e = 0; e < w; ++e) shift[e] = double(v[0][c0 + e]);
-      shifted_sums(mean, shift, v, nr, c0, w);
-      for (index_t e = 0; e < w; ++e) mean[e] *= inv;
-      squared_deviation_sums(m2, shift, mean, v, nr, c0, w);
-      // Partials of one row of a box have seen the same count: one division for all.
-      index_t n_prev = -1;
-      double fb = 0;
-      for (index_t e = 0; e < w; ++e) {
-        moments b;
-        b.n = nr;
-        b.shift = shift[e];
-        b.mean = mean[e];
-        b.m2 = m2[e];
-        moments& a = p[c0 + e];
-        if (a.n == 0) {
-          a = b;
-          continue;
+      moments* a = p + c0;
+      // A box's partials have all seen the same rows (the fold adds whole groups to every
+      // column): then shift setup and merge are branch-free loops that vectorize.
+      const index_t n0 = a[0].n;
+      bool uniform = true;
+      for (index_t e = 1; e < w; ++e) uniform &= a[e].n == n0;
+      if (uniform && n0 == 0) {
+        for (index_t e = 0; e < w; ++e) shift[e] = double(v[0][c0 + e]);
+      } else if (uniform) {
+        for (index_t e = 0; e < w; ++e) shift[e] = a[e].shift + a[e].mean;
+      } else {
+        for (index_t e = 0; e < w; ++e)
+          shift[e] = a[e].n > 0 ? a[e].shift + a[e].mean : double(v[0][c0 + e]);
+      }
+      shifted_moment_sums(sum, m2, shift, v, nr, c0, w);
+      for (index_t e = 0; e < w; ++e) {  // the group's moments: mean in sum, m2 in m2
+        const double mean = sum[e] * inv, q = m2[e] - sum[e] * mean;
+        sum[e] = mean;
+        m2[e] = q > 0 ? q : 0.0;
+      }
+      if (uniform && n0 == 0) {
+        for (index_t e = 0; e < w; ++e) {
+          a[e].n = nr;
+          a[e].shift = shift[e];
+          a[e].mean = sum[e];
+          a[e].m2 = m2[e];
         }
-        if (a.n != n_prev) {
-          n_prev = a.n;
-          fb = double(nr) / double(a.n + nr);
+      } else if (uniform) {  // moments::merge_nonempty, column by column
+        const double fb = double(nr) / double(n0 + nr), fn = double(n0) * fb;
+        for (index_t e = 0; e < w; ++e) {
+          const double d = ((shift[e] - a[e].shift) + sum[e]) - a[e].mean;
+          a[e].n = n0 + nr;
+          a[e].mean += d * fb;
+          a[e].m2 += m2[e] + d * d * fn;
         }
-        a.merge_nonempty(b, fb);
+      } else {
+        for (index_t e = 0; e < w; ++e) {
+          moments b;
+          b.n = nr;
+          b.shift = shift[e];
+          b.mean = sum[e];
+          b.m2 = m2[e];
+          a[e].merge(b);
+        }
       }
     }
   }

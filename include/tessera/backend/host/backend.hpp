@@ -67,6 +67,12 @@ struct backend<host> {
   static T* block_destination(task_env&, array<T>& out, index_t b) {
     return out.block_data(b);
   }
+  /// The block's host memory, written in place (in parts, by distinct callers for distinct
+  /// parts): a reduction over runs finalizes its tiles straight into it.
+  template <class T>
+  static T* host_block(const host&, array<T>& out, index_t b) {
+    return out.block_data(b);
+  }
   template <class T, class Fill>
   static void write_block(const host&, array<T>& out, index_t b, Fill&& fill) {
     fill(out.block_data(b));
