@@ -1,6 +1,7 @@
-// exp, log, log2, log10, log1p, expm1, sin, cos, tanh and pow of host element code
-// (core/host_math.hpp): within 1 ulp (exp, sin, cos, pow) and 2 ulp (log, tanh) of glibc, log2,
-// log10, log1p and expm1 within 1 ulp of the exact value, over the whole range, IEEE
+// exp, log, log2, log10, log1p, expm1, sin, cos, tanh, sinh, cosh, arctan, arctan2, hypot and pow
+// of host element code (core/host_math.hpp): within 1 ulp (exp, sin, cos, pow) and 2 ulp (log,
+// tanh) of glibc, log2, log10, log1p, expm1, arctan, arctan2 and hypot within 1 ulp and sinh and
+// cosh within 2 ulp of the exact value, over the whole range, IEEE
 // special values, and the same through ts::exp / ts::log /
 // ts::log2 / ts::log10 / ts::sin / ts::cos / ts::pow (sin, cos and pow: batches bitwise equal to
 // per-element calls).
@@ -228,6 +229,131 @@ TEST_CASE("ts::log1p and ts::expm1 of arrays use them, in every chunk kernel", "
   CHECK(m1(1, 5) == std::numeric_limits<double>::infinity());
   CHECK(m1(0, 0) == -1.0);
   CHECK(l1(0, 2) == -std::numeric_limits<double>::infinity());
+}
+
+TEST_CASE("host sinh, cosh, arctan, hypot and arctan2 are within 2, 2, 1, 1 and 1 ulp, with IEEE special values",
+          "[math]") {
+  const auto seed = testing::test_seed(1128);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  double worst[5] = {}, worst_f[5] = {};
+  double at[5] = {}, at_f[5] = {};
+  auto note = [](double e, double x, double& w, double& a) {
+    if (e > w) w = e, a = x;
+  };
+  for (int i = 0; i < 300000; ++i) {
+    // any binade, and the ranges where the formulas change (|x| 1, 22, ln 2 / 2, the arctangent's
+    // interval ends, the overflow at about 710.48)
+    const double m = (i % 2) ? any_positive<double>(rng)
+                             : std::ldexp(std::uniform_real_distribution<double>(1.0, 2.0)(rng),
+                                          int(rng() % 14) - 4);
+    const double x = (rng() & 1) ? -m : m;
+    const long double xl = x;
+    if (std::fabs(x) < 710.5) {
+      note(ulps(hm::sinh(x), double(std::sinh(xl))), x, worst[0], at[0]);
+      note(ulps(hm::cosh(x), double(std::cosh(xl))), x, worst[1], at[1]);
+    }
+    note(ulps(hm::atan(x), double(std::atan(xl))), x, worst[2], at[2]);
+    // hypot and atan2: any two magnitudes, and pairs within a factor 2^30 of each other
+    const double y = (i % 3) ? any_positive<double>(rng) : std::ldexp(m, int(rng() % 61) - 30) * 1.37;
+    note(ulps(hm::hypot(x, y), double(std::hypot(xl, (long double)y))), x, worst[3], at[3]);
+    const double sy = (rng() & 1) ? -y : y;
+    note(ulps(hm::atan2(sy, x), double(std::atan2((long double)sy, xl))), x, worst[4], at[4]);
+    const float xf = float(std::ldexp(std::uniform_real_distribution<double>(-2.0, 2.0)(rng), int(rng() % 12) - 5));
+    const float yf = float(y);
+    note(ulps(hm::sinh(xf), float(std::sinh((long double)xf))), xf, worst_f[0], at_f[0]);
+    note(ulps(hm::cosh(xf), float(std::cosh((long double)xf))), xf, worst_f[1], at_f[1]);
+    note(ulps(hm::atan(xf), float(std::atan((long double)xf))), xf, worst_f[2], at_f[2]);
+    if (std::isfinite(yf)) {
+      note(ulps(hm::hypot(xf, yf), float(std::hypot((long double)xf, (long double)yf))), xf, worst_f[3], at_f[3]);
+      note(ulps(hm::atan2(-yf, xf), float(std::atan2(-(long double)yf, (long double)xf))), xf, worst_f[4], at_f[4]);
+    }
+  }
+  const char* name[5] = {"sinh", "cosh", "atan", "hypot", "atan2"};
+  const double bound[5] = {2, 2, 1, 1, 1};
+  for (int k = 0; k < 5; ++k) {
+    INFO(name[k] << ": worst " << worst[k] << " ulp at " << at[k] << ", float " << worst_f[k]
+                 << " ulp at " << at_f[k]);
+    CHECK(worst[k] <= bound[k]);
+    CHECK(worst_f[k] <= 1);
+  }
+  using L = std::numeric_limits<double>;
+  const double inf = L::infinity(), nan = L::quiet_NaN();
+  CHECK(hm::sinh(0.0) == 0.0);
+  CHECK(!std::signbit(hm::sinh(0.0)));
+  CHECK(std::signbit(hm::sinh(-0.0)));
+  CHECK(hm::sinh(L::denorm_min()) == L::denorm_min());
+  CHECK(hm::sinh(-L::denorm_min()) == -L::denorm_min());
+  CHECK(hm::sinh(inf) == inf);
+  CHECK(hm::sinh(-inf) == -inf);
+  CHECK(std::isnan(hm::sinh(nan)));
+  CHECK(std::isfinite(hm::sinh(710.47)));  // e^x overflows from 709.78, sinh and cosh later
+  CHECK(ulps(hm::sinh(-710.47), double(std::sinh((long double)-710.47))) <= 2);
+  CHECK(hm::sinh(710.48) == inf);
+  CHECK(hm::sinh(-1000.0) == -inf);
+  CHECK(hm::cosh(0.0) == 1.0);
+  CHECK(hm::cosh(-0.0) == 1.0);
+  CHECK(hm::cosh(inf) == inf);
+  CHECK(hm::cosh(-inf) == inf);
+  CHECK(std::isnan(hm::cosh(nan)));
+  CHECK(std::isfinite(hm::cosh(-710.47)));
+  CHECK(hm::cosh(710.48) == inf);
+  CHECK(std::signbit(hm::atan(-0.0)));
+  CHECK(hm::atan(L::denorm_min()) == L::denorm_min());
+  CHECK(hm::atan(inf) == std::atan(inf));
+  CHECK(hm::atan(-inf) == std::atan(-inf));
+  CHECK(hm::atan(1e300) == std::atan(1e300));
+  CHECK(hm::atan(1.0) == std::atan(1.0));
+  CHECK(std::isnan(hm::atan(nan)));
+  CHECK(hm::hypot(0.0, -0.0) == 0.0);
+  CHECK(!std::signbit(hm::hypot(-0.0, -0.0)));
+  CHECK(hm::hypot(3.0, -4.0) == 5.0);
+  CHECK(hm::hypot(inf, nan) == inf);
+  CHECK(hm::hypot(nan, -inf) == inf);
+  CHECK(std::isnan(hm::hypot(nan, 1.0)));
+  CHECK(hm::hypot(L::max(), L::max()) == inf);
+  CHECK(hm::hypot(L::max(), 1.0) == L::max());
+  CHECK(hm::hypot(L::denorm_min(), 0.0) == L::denorm_min());
+  CHECK(hm::hypot(3e-310, 4e-310) == std::hypot(3e-310, 4e-310));
+  CHECK(hm::hypot(1e300, 1e300) == std::hypot(1e300, 1e300));
+  CHECK(hm::hypot(-inf, 2.0f) == std::numeric_limits<float>::infinity());
+  // atan2: every pair of special values (signed zeros, infinities, NaN, tiny and huge ratios)
+  // as glibc, bitwise
+  const double special[] = {0.0, -0.0, 1.0, -1.0, inf, -inf, nan, 1e-310, -1e300, 3.5, -2e-300};
+  for (double sy : special)
+    for (double sx : special) {
+      INFO("atan2(" << sy << ", " << sx << ")");
+      const double got = hm::atan2(sy, sx), want = std::atan2(sy, sx);
+      CHECK(((got != got && want != want) || std::memcmp(&got, &want, sizeof got) == 0));
+    }
+}
+
+TEST_CASE("ts::sinh, ts::cosh, ts::arctan, ts::hypot and ts::arctan2 of arrays use them, in every chunk kernel",
+          "[math]") {
+  const xt::xarray<double> a{{-800, -22, -1, -0.3, -0.0, 1e-310}, {0.5, 1, 2.5, 710.4, 1e300, 800}};
+  const xt::xarray<double> b{{3, 1e-300, -2, 0.4, 0, 1e-310}, {-0.5, 1e300, 2.5, -1, 1e300, 600}};
+  auto x = ts::from_xtensor(a, {1, 4});
+  auto y = ts::from_xtensor(b, {2, 3});
+  const ts::host pol{.threads = 2};
+  const xt::xarray<double> sh = ts::compute(ts::sinh(x), pol), ch = ts::compute(ts::cosh(x), pol);
+  const xt::xarray<double> at = ts::compute(ts::arctan(x), pol);
+  const xt::xarray<double> hy = ts::compute(ts::hypot(x, y), pol);  // stored: batches
+  const xt::xarray<double> hy1 = ts::compute(ts::hypot(x * 1.0, 2.0), pol);  // with a scalar
+  const xt::xarray<float> hf = ts::compute(ts::hypot(ts::cast<float>(x), ts::cast<float>(y)), pol);
+  const xt::xarray<double> a2 = ts::compute(ts::arctan2(y, x), pol);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO("x = " << a.flat(i) << ", y = " << b.flat(i));
+    auto same = [](double g, double w) { return std::memcmp(&g, &w, sizeof g) == 0; };
+    CHECK(same(sh.flat(i), hm::sinh(a.flat(i))));
+    CHECK(same(ch.flat(i), hm::cosh(a.flat(i))));
+    CHECK(same(at.flat(i), hm::atan(a.flat(i))));
+    CHECK(same(hy.flat(i), hm::hypot(a.flat(i), b.flat(i))));
+    CHECK(same(hy1.flat(i), hm::hypot(a.flat(i), 2.0)));
+    CHECK(hf.flat(i) == hm::hypot(float(a.flat(i)), float(b.flat(i))));
+    CHECK(ulps(hy.flat(i), std::hypot(a.flat(i), b.flat(i))) <= 1);
+    CHECK(same(a2.flat(i), hm::atan2(b.flat(i), a.flat(i))));
+    CHECK(ulps(a2.flat(i), std::atan2(b.flat(i), a.flat(i))) <= 1);
+  }
 }
 
 TEST_CASE("ts::log2 and ts::log10 of arrays use them, in every chunk kernel", "[math]") {

@@ -24,32 +24,42 @@ TESSERA_MATH1(log10)
 TESSERA_MATH1(sin)
 TESSERA_MATH1(cos)
 #else
-TESSERA_HD inline float exp(float x) { return host_math::exp(x); }
-TESSERA_HD inline double exp(double x) { return host_math::exp(x); }
-TESSERA_HD inline float log(float x) { return host_math::log(x); }
-TESSERA_HD inline double log(double x) { return host_math::log(x); }
-TESSERA_HD inline float log2(float x) { return host_math::log2(x); }
-TESSERA_HD inline double log2(double x) { return host_math::log2(x); }
-TESSERA_HD inline float log10(float x) { return host_math::log10(x); }
-TESSERA_HD inline double log10(double x) { return host_math::log10(x); }
-TESSERA_HD inline float sin(float x) { return host_math::sin(x); }
-TESSERA_HD inline double sin(double x) { return host_math::sin(x); }
-TESSERA_HD inline float cos(float x) { return host_math::cos(x); }
-TESSERA_HD inline double cos(double x) { return host_math::cos(x); }
+TESSERA_HD TESSERA_INLINE float exp(float x) { return host_math::exp(x); }
+TESSERA_HD TESSERA_INLINE double exp(double x) { return host_math::exp(x); }
+TESSERA_HD TESSERA_INLINE float log(float x) { return host_math::log(x); }
+TESSERA_HD TESSERA_INLINE double log(double x) { return host_math::log(x); }
+TESSERA_HD TESSERA_INLINE float log2(float x) { return host_math::log2(x); }
+TESSERA_HD TESSERA_INLINE double log2(double x) { return host_math::log2(x); }
+TESSERA_HD TESSERA_INLINE float log10(float x) { return host_math::log10(x); }
+TESSERA_HD TESSERA_INLINE double log10(double x) { return host_math::log10(x); }
+TESSERA_HD TESSERA_INLINE float sin(float x) { return host_math::sin(x); }
+TESSERA_HD TESSERA_INLINE double sin(double x) { return host_math::sin(x); }
+TESSERA_HD TESSERA_INLINE float cos(float x) { return host_math::cos(x); }
+TESSERA_HD TESSERA_INLINE double cos(double x) { return host_math::cos(x); }
 #endif
-// tanh, log1p and expm1: on the host the branch-free versions of host_math.hpp (tanh within 2
-// ulp of glibc, log1p and expm1 within 1 ulp of the exact value).
+// tanh, sinh, cosh, atan, log1p and expm1: on the host the branch-free versions of
+// host_math.hpp (tanh, sinh and cosh within 2 ulp, atan within 1 ulp of glibc, log1p and expm1
+// within 1 ulp of the exact value).
 #if defined(__CUDA_ARCH__)
 TESSERA_MATH1(tanh)
 TESSERA_MATH1(log1p)
 TESSERA_MATH1(expm1)
+TESSERA_MATH1(sinh)
+TESSERA_MATH1(cosh)
+TESSERA_MATH1(atan)
 #else
-TESSERA_HD inline float tanh(float x) { return host_math::tanh(x); }
-TESSERA_HD inline double tanh(double x) { return host_math::tanh(x); }
-TESSERA_HD inline float log1p(float x) { return host_math::log1p(x); }
-TESSERA_HD inline double log1p(double x) { return host_math::log1p(x); }
-TESSERA_HD inline float expm1(float x) { return host_math::expm1(x); }
-TESSERA_HD inline double expm1(double x) { return host_math::expm1(x); }
+TESSERA_HD TESSERA_INLINE float sinh(float x) { return host_math::sinh(x); }
+TESSERA_HD TESSERA_INLINE double sinh(double x) { return host_math::sinh(x); }
+TESSERA_HD TESSERA_INLINE float cosh(float x) { return host_math::cosh(x); }
+TESSERA_HD TESSERA_INLINE double cosh(double x) { return host_math::cosh(x); }
+TESSERA_HD TESSERA_INLINE float atan(float x) { return host_math::atan(x); }
+TESSERA_HD TESSERA_INLINE double atan(double x) { return host_math::atan(x); }
+TESSERA_HD TESSERA_INLINE float tanh(float x) { return host_math::tanh(x); }
+TESSERA_HD TESSERA_INLINE double tanh(double x) { return host_math::tanh(x); }
+TESSERA_HD TESSERA_INLINE float log1p(float x) { return host_math::log1p(x); }
+TESSERA_HD TESSERA_INLINE double log1p(double x) { return host_math::log1p(x); }
+TESSERA_HD TESSERA_INLINE float expm1(float x) { return host_math::expm1(x); }
+TESSERA_HD TESSERA_INLINE double expm1(double x) { return host_math::expm1(x); }
 #endif
 TESSERA_MATH1(sqrt)
 TESSERA_MATH1(fabs)
@@ -57,9 +67,6 @@ TESSERA_MATH1(fabs)
 TESSERA_MATH1(tan)
 TESSERA_MATH1(asin)
 TESSERA_MATH1(acos)
-TESSERA_MATH1(atan)
-TESSERA_MATH1(sinh)
-TESSERA_MATH1(cosh)
 TESSERA_MATH1(asinh)
 TESSERA_MATH1(acosh)
 TESSERA_MATH1(atanh)
@@ -79,11 +86,20 @@ TESSERA_MATH1(rint)
 #if defined(__CUDA_ARCH__)
 TESSERA_MATH2(pow)
 #else
-TESSERA_HD inline float pow(float x, float y) { return host_math::pow(x, y); }
-TESSERA_HD inline double pow(double x, double y) { return host_math::pow(x, y); }
+TESSERA_HD TESSERA_INLINE float pow(float x, float y) { return host_math::pow(x, y); }
+TESSERA_HD TESSERA_INLINE double pow(double x, double y) { return host_math::pow(x, y); }
 #endif
+// atan2 and hypot: on the host the versions of host_math.hpp (within 1 ulp of glibc), on the
+// device CUDA's.
+#if defined(__CUDA_ARCH__)
 TESSERA_MATH2(atan2)
 TESSERA_MATH2(hypot)
+#else
+TESSERA_HD TESSERA_INLINE float atan2(float y, float x) { return host_math::atan2(y, x); }
+TESSERA_HD TESSERA_INLINE double atan2(double y, double x) { return host_math::atan2(y, x); }
+TESSERA_HD TESSERA_INLINE float hypot(float x, float y) { return host_math::hypot(x, y); }
+TESSERA_HD TESSERA_INLINE double hypot(double x, double y) { return host_math::hypot(x, y); }
+#endif
 TESSERA_MATH2(copysign)
 TESSERA_MATH2(fmod)
 TESSERA_MATH2(nextafter)

@@ -1,7 +1,9 @@
 // Element functors of NumPy's floating ufuncs beyond ops/functors.hpp's exp, log, sqrt, sin and
 // cos: each converts its operands to the floating type NumPy computes in (float_of_t: float
 // stays float, int8/uint8/int16/bool -> float, wider integers -> double) and calls
-// portable_math (libm on the host, CUDA's math on the device).
+// portable_math (on the host the branch-free host_math versions where there is one: tanh, sinh,
+// cosh, arctan, arctan2, log1p, expm1, log2, log10, hypot, power; libm for the rest; CUDA's math on the
+// device).
 #pragma once
 #include <limits>
 #include <type_traits>
@@ -17,10 +19,12 @@ namespace tessera::ops {
 template <class A, class B>
 using float_promote_t = float_of_t<promote_t<A, B>>;
 
+// (always inlined: the host's branch-free functions are large, and a call left in a chunk
+// kernel's loop keeps it scalar where the kernel is not flattened, as in a -march=native build)
 #define TESSERA_FLOAT_UNARY(name, math)                 \
   struct name {                                         \
     template <class A>                                  \
-    TESSERA_HD auto operator()(A a) const {             \
+    TESSERA_HD TESSERA_INLINE auto operator()(A a) const { \
       return portable_math::math(float_of_t<A>(a));     \
     }                                                   \
   };
@@ -64,17 +68,36 @@ struct rad2deg {
 #define TESSERA_FLOAT_BINARY(name, math)                         \
   struct name {                                                  \
     template <class A, class B>                                  \
-    TESSERA_HD auto operator()(A a, B b) const {                 \
+    TESSERA_HD TESSERA_INLINE auto operator()(A a, B b) const {  \
       using F = float_promote_t<A, B>;                           \
       return portable_math::math(F(a), F(b));                    \
     }                                                            \
   };
 TESSERA_FLOAT_BINARY(arctan2, atan2)
-TESSERA_FLOAT_BINARY(hypot, hypot)
 TESSERA_FLOAT_BINARY(copysign, copysign)
 TESSERA_FLOAT_BINARY(nextafter, nextafter)
 #undef TESSERA_FLOAT_BINARY
 
+/// sqrt(a^2 + b^2) (NumPy's hypot). Host batches of doubles take their square roots on the
+/// vector lanes between the two branch-free halves of host_math::hypot: the same values.
+struct hypot {
+  template <class A, class B>
+  TESSERA_HD TESSERA_INLINE auto operator()(A a, B b) const {
+    using F = float_promote_t<A, B>;
+    return portable_math::hypot(F(a), F(b));
+  }
+  template <class A, class B>
+  void fill_batch(const A* a, const B* b, index_t n, float_promote_t<A, B>* out) const {
+    using F = float_promote_t<A, B>;
+    if constexpr (std::is_same_v<F, double>) {
+      for (index_t k = 0; k < n; ++k) out[k] = host_math::hypot_square(double(a[k]), double(b[k]));
+      host_math::sqrt_inplace(out, int(n));
+      for (index_t k = 0; k < n; ++k) out[k] = host_math::hypot_finish(double(a[k]), double(b[k]), out[k]);
+    } else {
+      for (index_t k = 0; k < n; ++k) out[k] = portable_math::hypot(F(a[k]), F(b[k]));
+    }
+  }
+};
 /// log(exp(a) + exp(b)) without overflow (NumPy's logaddexp): max + log1p(exp(-|a - b|));
 /// equal infinities give themselves, NaN propagates.
 struct logaddexp {
