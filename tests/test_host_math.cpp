@@ -328,6 +328,80 @@ TEST_CASE("host sinh, cosh, arctan, hypot and arctan2 are within 2, 2, 1, 1 and 
     }
 }
 
+TEST_CASE("host tan and arctanh are within 1 and 2 ulp of the exact value, with IEEE special values",
+          "[math]") {
+  const auto seed = testing::test_seed(1129);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  double worst_t = 0, worst_a = 0, worst_tf = 0, worst_af = 0, at_t = 0, at_a = 0, at_tf = 0, at_af = 0;
+  for (int i = 0; i < 300000; ++i) {
+    // tan: every binade up to 2^30 (libm's above), near multiples of pi / 2 included
+    const double m = std::ldexp(std::uniform_real_distribution<double>(1.0, 2.0)(rng), int(rng() % 80) - 50);
+    const double x = (rng() & 1) ? -m : m;
+    const double near = std::round(m / 1.5707963267948966) * 1.5707963267948966 * (1 + 1e-12 * double(int(rng() % 200) - 100));
+    for (double v : {x, near}) {
+      const double e = ulps(hm::tan(v), double(std::tan((long double)v)));
+      if (e > worst_t) worst_t = e, at_t = v;
+    }
+    // atanh: (-1, 1), every binade, and next to +-1
+    const double u = (i % 2) ? std::ldexp(std::uniform_real_distribution<double>(0.5, 1.0)(rng), -int(rng() % 60))
+                             : 1.0 - std::ldexp(1.0, -int(rng() % 53)) * std::uniform_real_distribution<double>(0.5, 1.0)(rng);
+    const double y = (rng() & 1) ? -u : u;
+    const double ea = ulps(hm::atanh(y), double(std::atanh((long double)y)));
+    if (ea > worst_a) worst_a = ea, at_a = y;
+    const float xf = float(x), yf = float(y);
+    if (std::fabs(xf) < 0x1p30f) {
+      const double ef = ulps(hm::tan(xf), float(std::tan((long double)xf)));
+      if (ef > worst_tf) worst_tf = ef, at_tf = xf;
+    }
+    if (std::fabs(yf) < 1.0f) {
+      const double ef = ulps(hm::atanh(yf), float(std::atanh((long double)yf)));
+      if (ef > worst_af) worst_af = ef, at_af = yf;
+    }
+  }
+  INFO("worst tan " << worst_t << " ulp at " << at_t << " (float " << worst_tf << " at " << at_tf
+                    << "), atanh " << worst_a << " ulp at " << at_a << " (float " << worst_af << " at "
+                    << at_af << ")");
+  CHECK(worst_t <= 1);
+  CHECK(worst_tf <= 1);
+  CHECK(worst_a <= 2);
+  CHECK(worst_af <= 1);
+  using L = std::numeric_limits<double>;
+  const double inf = L::infinity(), nan = L::quiet_NaN();
+  CHECK(std::signbit(hm::tan(-0.0)));
+  CHECK(hm::tan(L::denorm_min()) == L::denorm_min());
+  CHECK(std::isnan(hm::tan(inf)));
+  CHECK(std::isnan(hm::tan(nan)));
+  CHECK(hm::tan(1e300) == std::tan(1e300));  // libm's above 2^30
+  CHECK(hm::tan(0x1p30) == std::tan(0x1p30));
+  CHECK(hm::atanh(1.0) == inf);
+  CHECK(hm::atanh(-1.0) == -inf);
+  CHECK(std::isnan(hm::atanh(1.5)));
+  CHECK(std::isnan(hm::atanh(-inf)));
+  CHECK(std::isnan(hm::atanh(nan)));
+  CHECK(std::signbit(hm::atanh(-0.0)));
+  CHECK(hm::atanh(L::denorm_min()) == L::denorm_min());
+  CHECK(hm::atanh(-0.5) == -hm::atanh(0.5));
+}
+
+TEST_CASE("ts::tan and ts::arctanh of arrays use them, batches as elements", "[math]") {
+  const xt::xarray<double> a{{-1e300, -0x1p30, -2.5, -1, -0.0, 1e-310}, {0.5, 1, 1.5707963267948966, 3, 0x1p29, 7e9}};
+  const xt::xarray<double> b{{-1, -0.999, -0.5, -1e-300, 0, 1e-310}, {0.25, 0.5, 0.75, 0.9999999, 1, 1.5}};
+  auto x = ts::from_xtensor(a, {1, 4});
+  auto y = ts::from_xtensor(b, {2, 3});
+  const ts::host pol{.threads = 2};
+  const xt::xarray<double> t = ts::compute(ts::tan(x), pol), h = ts::compute(ts::arctanh(y), pol);
+  const xt::xarray<double> t1 = ts::compute(ts::tan(x * 1.0), pol);  // a lazy operand
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO("x = " << a.flat(i) << ", y = " << b.flat(i));
+    auto same = [](double g, double w) { return (g != g && w != w) || std::memcmp(&g, &w, sizeof g) == 0; };
+    CHECK(same(t.flat(i), hm::tan(a.flat(i))));
+    CHECK(same(t1.flat(i), hm::tan(a.flat(i))));
+    CHECK(same(h.flat(i), hm::atanh(b.flat(i))));
+    CHECK(ulps(t.flat(i), std::tan(a.flat(i))) <= 1);
+  }
+}
+
 TEST_CASE("ts::sinh, ts::cosh, ts::arctan, ts::hypot and ts::arctan2 of arrays use them, in every chunk kernel",
           "[math]") {
   const xt::xarray<double> a{{-800, -22, -1, -0.3, -0.0, 1e-310}, {0.5, 1, 2.5, 710.4, 1e300, 800}};

@@ -1,14 +1,15 @@
-// exp, log, log2, log10, sin, cos, tanh, sinh, cosh, atan, atan2, hypot, log1p, expm1 and pow for
-// element code on the host: branch-free inline code (the random module's kernels,
-// random/math.hpp) with IEEE special values, so the chunk kernels vectorize them (libm's
+// exp, log, log2, log10, sin, cos, tan, tanh, sinh, cosh, atanh, atan, atan2, hypot, log1p,
+// expm1 and pow for element code on the host: branch-free inline code (the random module's
+// kernels, random/math.hpp) with IEEE special values, so the chunk kernels vectorize them (libm's
 // functions are calls, which keep a loop scalar; so does a conditional expression with
 // arithmetic in an arm, which gcc will not if-convert: selects here are of values already
-// computed, or detail::pick). exp, sin, cos, atan, atan2, hypot and pow within 1 ulp, log, tanh, sinh
-// and cosh within 2 ulp of glibc, log2 and log10 within 1 ulp of the exact value
-// (tests/test_host_math.cpp: random inputs over the whole range and the special values). Device
-// code keeps CUDA's own functions.
+// computed, or detail::pick). exp, sin, cos, atan, atan2, hypot and pow within 1 ulp, log and
+// tanh within 2 ulp of glibc; log2, log10, log1p and expm1 within 1 ulp, tan, sinh, cosh and
+// atanh within 2 ulp of the exact value (tests/test_host_math.cpp: random inputs over the whole
+// range and the special values). Device code keeps CUDA's own functions.
 //
-// sin, cos and pow: the branch-free part (sin_reduced, cos_reduced, pow_reduced) covers the
+// sin, cos, tan and pow: the branch-free part (sin_reduced, cos_reduced, tan_reduced,
+// pow_reduced) covers the
 // ordinary arguments (|x| < 2^30 for sin and cos, where a three-part pi / 2 reduces the argument
 // to a double-double; see pow_reduced_applies), libm's the rest. The per-element functions choose
 // with a branch; batches (the fill_batch of ops::sin / ops::cos / ops::power, which the chunk
@@ -91,7 +92,8 @@ TESSERA_HD TESSERA_INLINE void reduce_half_pi(double x, double& rh, double& rl, 
 
 /// sin(rh + rl) for |rh + rl| <= pi / 4 (+ a hair): odd polynomial of degree 13 with the tail's
 /// first-order term (within about 0.6 ulp).
-TESSERA_HD TESSERA_INLINE double sin_kernel(double x, double y) {
+/// As a double-double hi + lo: hi is sin_kernel's value, lo its last rounding error.
+TESSERA_HD TESSERA_INLINE void sin_kernel_dd(double x, double y, double& hi, double& lo) {
   constexpr double s1 = -1.66666666666666324348e-01, s2 = 8.33333333332248946124e-03,
                    s3 = -1.98412698298579493134e-04, s4 = 2.75573137070700676789e-06,
                    s5 = -2.50507602534068634195e-08, s6 = 1.58969099521155010221e-10;
@@ -99,11 +101,19 @@ TESSERA_HD TESSERA_INLINE double sin_kernel(double x, double y) {
   const double r = fmad(z, fmad(z, fmad(z, fmad(z, s6, s5), s4), s3), s2);
   const double a = fmad(-v, r, 0.5 * y);
   const double b = fmad(z, a, -y);
-  return x - fmad(-v, s1, b);
+  const double c = fmad(-v, s1, b);
+  hi = x - c;
+  lo = (x - hi) - c;  // |x| >= |c|
+}
+TESSERA_HD TESSERA_INLINE double sin_kernel(double x, double y) {
+  double hi, lo;
+  sin_kernel_dd(x, y, hi, lo);
+  return hi;
 }
 /// cos(rh + rl) for |rh + rl| <= pi / 4 (+ a hair): even polynomial of degree 14 with the tail's
 /// first-order term, 1 - z / 2 split so that its rounding error is kept (within about 0.8 ulp).
-TESSERA_HD TESSERA_INLINE double cos_kernel(double x, double y) {
+/// As a double-double hi + lo: hi is cos_kernel's value, lo its last rounding error.
+TESSERA_HD TESSERA_INLINE void cos_kernel_dd(double x, double y, double& hi, double& lo) {
   constexpr double c1 = 4.16666666666666019037e-02, c2 = -1.38888888888741095749e-03,
                    c3 = 2.48015872894767294178e-05, c4 = -2.75573143513906633035e-07,
                    c5 = 2.08757232129817482790e-09, c6 = -1.13596475577881948265e-11;
@@ -112,11 +122,18 @@ TESSERA_HD TESSERA_INLINE double cos_kernel(double x, double y) {
   const double hz = 0.5 * z;
   const double one_minus = 1.0 - hz;
   const double d = fmad(z, r, -(x * y));
-  return one_minus + (((1.0 - one_minus) - hz) + d);
+  const double e = ((1.0 - one_minus) - hz) + d;
+  hi = one_minus + e;
+  lo = (one_minus - hi) + e;  // |one_minus| >= |e|
+}
+TESSERA_HD TESSERA_INLINE double cos_kernel(double x, double y) {
+  double hi, lo;
+  cos_kernel_dd(x, y, hi, lo);
+  return hi;
 }
 }  // namespace detail
 
-/// Largest |x| of the branch-free sin and cos (sin_reduced, cos_reduced).
+/// Largest |x| of the branch-free sin, cos and tan (sin_reduced, cos_reduced, tan_reduced).
 inline constexpr double trig_reduced_limit = 0x1p30;
 
 /// sin(x) and cos(x) for |x| < 2^30, branch-free (garbage above; NaN for inf and NaN).
@@ -148,6 +165,31 @@ template <class T>
 TESSERA_HD TESSERA_INLINE bool trig_reduced_applies(T x) {
   return x < T(trig_reduced_limit) && x > -T(trig_reduced_limit);
 }
+
+/// tan(x) for |x| < 2^30, branch-free (garbage above; NaN for inf and NaN): the reduced
+/// argument's sine over its cosine (minus the cosine over the sine in odd quadrants), both as
+/// double-doubles (the kernels' last rounding kept), the quotient corrected by its FMA
+/// remainder; -0 at -0.
+TESSERA_HD TESSERA_INLINE double tan_reduced(double x) {
+  double rh, rl;
+  std::uint32_t q;
+  detail::reduce_half_pi(x, rh, rl, q);
+  double sh, sl, ch, cl;
+  detail::sin_kernel_dd(rh, rl, sh, sl);
+  detail::cos_kernel_dd(rh, rl, ch, cl);
+  const bool odd = q & 1u;
+  const double nh = detail::pick(odd, -ch, sh), nl = detail::pick(odd, -cl, sl);
+  const double dh = detail::pick(odd, sh, ch), dl = detail::pick(odd, sl, cl);
+  const double t = nh / dh;
+  // (nh + nl) / (dh + dl) = t + (nh - t dh + nl - t dl) / dh to first order
+  const double r = (detail::fmad(-t, dh, nh) + detail::fmad(-t, dl, nl)) / dh;
+  return detail::pick(x == 0, x, t + r);
+}
+/// float: the double function rounded once (|x| < 2^30).
+TESSERA_HD TESSERA_INLINE float tan_reduced(float x) { return float(tan_reduced(double(x))); }
+/// tan of any value: the branch-free code for |x| < 2^30, libm's otherwise.
+TESSERA_HD inline double tan(double x) { return trig_reduced_applies(x) ? tan_reduced(x) : ::tan(x); }
+TESSERA_HD inline float tan(float x) { return trig_reduced_applies(x) ? tan_reduced(x) : ::tanf(x); }
 
 /// sin and cos of any value: the branch-free code for |x| < 2^30, libm's otherwise.
 TESSERA_HD inline double sin(double x) { return trig_reduced_applies(x) ? sin_reduced(x) : ::sin(x); }
@@ -496,6 +538,19 @@ TESSERA_HD TESSERA_INLINE double cosh(double x) {
 }
 /// float: the double function rounded once.
 TESSERA_HD TESSERA_INLINE float cosh(float x) { return float(cosh(double(x))); }
+
+/// Inverse hyperbolic tangent, branch-free (fdlibm's formulas on the branch-free log1p):
+/// log1p(2a + 2a^2 / (1 - a)) / 2 below a = |x| = 0.5, log1p(2a / (1 - a)) / 2 above, with the
+/// sign of x. Within 2 ulp of the exact value; +-inf at +-1, NaN beyond and for NaN, -0 at -0.
+TESSERA_HD TESSERA_INLINE double atanh(double x) {
+  const double a = __builtin_fabs(x), d = 1.0 - a;
+  const double t = a + a;
+  const double arg = detail::pick(a < 0.5, detail::fmad(t, a / d, t), t / d);
+  const double r = 0.5 * log1p(arg);
+  return detail::with_sign_of(r, x);  // (NaN stays NaN)
+}
+/// float: the double function rounded once.
+TESSERA_HD TESSERA_INLINE float atanh(float x) { return float(atanh(double(x))); }
 
 namespace detail {
 /// atan(a + al) = zh + zl (a double-double) for a >= 0 (or NaN), al a small correction to a (a

@@ -2,8 +2,8 @@
 // cos: each converts its operands to the floating type NumPy computes in (float_of_t: float
 // stays float, int8/uint8/int16/bool -> float, wider integers -> double) and calls
 // portable_math (on the host the branch-free host_math versions where there is one: tanh, sinh,
-// cosh, arctan, arctan2, log1p, expm1, log2, log10, hypot, power; libm for the rest; CUDA's math on the
-// device).
+// cosh, arctanh, arctan, arctan2, log1p, expm1, log2, log10, hypot, power; libm for the rest;
+// CUDA's math on the device). tan is ops/functors.hpp's, with sin and cos.
 #pragma once
 #include <limits>
 #include <type_traits>
@@ -28,7 +28,6 @@ using float_promote_t = float_of_t<promote_t<A, B>>;
       return portable_math::math(float_of_t<A>(a));     \
     }                                                   \
   };
-TESSERA_FLOAT_UNARY(tan, tan)
 TESSERA_FLOAT_UNARY(arcsin, asin)
 TESSERA_FLOAT_UNARY(arccos, acos)
 TESSERA_FLOAT_UNARY(arctan, atan)

@@ -115,7 +115,7 @@ struct sqrt {
   }
 };
 
-// sin and cos also take whole batches on the host (fill_batch: elementwise lines call it): the
+// sin, cos and tan also take whole batches on the host (fill_batch: elementwise lines call it): the
 // branch-free part over the batch, vectorized, then libm's for the rare |x| >= 2^30, inf and NaN
 // (core/host_math.hpp); the same values as the per-element operator().
 #define TESSERA_TRIG_UNARY(name)                                                          \
@@ -134,6 +134,7 @@ struct sqrt {
   };
 TESSERA_TRIG_UNARY(sin)
 TESSERA_TRIG_UNARY(cos)
+TESSERA_TRIG_UNARY(tan)
 #undef TESSERA_TRIG_UNARY
 
 /// out[k] = host_math::pow(C(a[k]), C(b[k])) for a batch. An exponent the same over the batch
