@@ -1,7 +1,8 @@
-// exp, log, log2, log10, log1p, expm1, sin, cos, tanh, sinh, cosh, arctan, arctan2, hypot and pow
-// of host element code (core/host_math.hpp): within 1 ulp (exp, sin, cos, pow) and 2 ulp (log,
-// tanh) of glibc, log2, log10, log1p, expm1, arctan, arctan2 and hypot within 1 ulp and sinh and
-// cosh within 2 ulp of the exact value, over the whole range, IEEE
+// exp, log, log2, log10, log1p, expm1, sin, cos, tan, the inverse trigonometric and the
+// hyperbolic functions, hypot and pow of host element code (core/host_math.hpp): within 1 ulp
+// (exp, sin, cos, pow) and 2 ulp (log, tanh) of glibc, log2, log10, log1p, expm1, tan, arcsin,
+// arccos, arctan, arctan2 and hypot within 1 ulp and sinh, cosh, arcsinh, arccosh and arctanh
+// within 2 ulp of the exact value, over the whole range, IEEE
 // special values, and the same through ts::exp / ts::log /
 // ts::log2 / ts::log10 / ts::sin / ts::cos / ts::pow (sin, cos and pow: batches bitwise equal to
 // per-element calls).
@@ -382,6 +383,84 @@ TEST_CASE("host tan and arctanh are within 1 and 2 ulp of the exact value, with 
   CHECK(std::signbit(hm::atanh(-0.0)));
   CHECK(hm::atanh(L::denorm_min()) == L::denorm_min());
   CHECK(hm::atanh(-0.5) == -hm::atanh(0.5));
+}
+
+TEST_CASE("host arcsin, arccos, arcsinh and arccosh are within 1, 1, 2 and 2 ulp of the exact value",
+          "[math]") {
+  const auto seed = testing::test_seed(1130);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> mant(1.0, 2.0);
+  double worst[4] = {}, worst_f[4] = {}, at[4] = {}, at_f[4] = {};
+  for (int i = 0; i < 300000; ++i) {
+    // [-1, 1]: every binade, and next to +-1
+    const double u = (i % 2) ? std::ldexp(mant(rng), -int(rng() % 64) - 1)
+                             : 1.0 - std::ldexp(mant(rng), -int(rng() % 53) - 2);
+    const double x = (rng() & 1) ? -u : u;
+    const double b = std::ldexp(mant(rng), int(rng() % 90) - 45) * ((rng() & 1) ? -1 : 1);
+    const double c = 1.0 + std::ldexp(mant(rng), int(rng() % 100) - 60);  // above 1, any distance
+    const double got[4] = {hm::asin(x), hm::acos(x), hm::asinh(b), hm::acosh(c)};
+    const double want[4] = {double(std::asin((long double)x)), double(std::acos((long double)x)),
+                            double(std::asinh((long double)b)), double(std::acosh((long double)c))};
+    const double arg[4] = {x, x, b, c};
+    const float gf[4] = {hm::asin(float(x)), hm::acos(float(x)), hm::asinh(float(b)), hm::acosh(float(c))};
+    const float wf[4] = {float(std::asin((long double)float(x))), float(std::acos((long double)float(x))),
+                         float(std::asinh((long double)float(b))), float(std::acosh((long double)float(c)))};
+    for (int k = 0; k < 4; ++k) {
+      const double e = ulps(got[k], want[k]), ef = ulps(gf[k], wf[k]);
+      if (e > worst[k]) worst[k] = e, at[k] = arg[k];
+      if (ef > worst_f[k]) worst_f[k] = ef, at_f[k] = arg[k];
+    }
+  }
+  const char* name[4] = {"asin", "acos", "asinh", "acosh"};
+  const double bound[4] = {1, 1, 2, 2};
+  for (int k = 0; k < 4; ++k) {
+    INFO(name[k] << ": worst " << worst[k] << " ulp at " << at[k] << ", float " << worst_f[k]
+                 << " ulp at " << at_f[k]);
+    CHECK(worst[k] <= bound[k]);
+    CHECK(worst_f[k] <= 1);
+  }
+  // special values as glibc's (bitwise, NaN as NaN)
+  using L = std::numeric_limits<double>;
+  const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.0, 0x1p28, -0x1p28, 1e300,
+                            -1e300, L::infinity(), -L::infinity(), L::quiet_NaN(), L::denorm_min(),
+                            -L::denorm_min(), L::max()};
+  for (double v : special) {
+    INFO("x = " << v);
+    auto same = [](double g, double w) {
+      return (g != g && w != w) || (g == w && std::signbit(g) == std::signbit(w)) || ulps(g, w) <= 1;
+    };
+    CHECK(same(hm::asin(v), std::asin(v)));
+    CHECK(same(hm::acos(v), std::acos(v)));
+    CHECK(same(hm::asinh(v), std::asinh(v)));
+    CHECK(same(hm::acosh(v), std::acosh(v)));
+  }
+  CHECK(std::signbit(hm::asin(-0.0)));
+  CHECK(std::signbit(hm::asinh(-0.0)));
+  CHECK(hm::acos(1.0) == 0.0);
+  CHECK(hm::acosh(1.0) == 0.0);
+  CHECK(hm::asin(1.0) == std::asin(1.0));
+  CHECK(hm::acos(-1.0) == std::acos(-1.0));
+}
+
+TEST_CASE("ts::arcsin, ts::arccos, ts::arcsinh and ts::arccosh of arrays: batches as elements", "[math]") {
+  const xt::xarray<double> a{{-1.5, -1, -0.999, -0.5, -0.0, 1e-310}, {0.25, 0.5, 0.75, 0.9999999, 1, 2}};
+  const xt::xarray<double> b{{-1e300, -3, -1, 0, 1, 1.0000001}, {1.5, 2, 2.5, 1e9, 0x1p28, 1e300}};
+  auto x = ts::from_xtensor(a, {1, 4});
+  auto y = ts::from_xtensor(b, {2, 3});
+  const ts::host pol{.threads = 2};
+  const xt::xarray<double> as = ts::compute(ts::arcsin(x), pol), ac = ts::compute(ts::arccos(x * 1.0), pol);
+  const xt::xarray<double> sh = ts::compute(ts::arcsinh(y), pol), ch = ts::compute(ts::arccosh(y), pol);
+  const xt::xarray<float> asf = ts::compute(ts::arcsin(ts::cast<float>(x)), pol);
+  auto same = [](double g, double w) { return (g != g && w != w) || std::memcmp(&g, &w, sizeof g) == 0; };
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO("x = " << a.flat(i) << ", y = " << b.flat(i));
+    CHECK(same(as.flat(i), hm::asin(a.flat(i))));
+    CHECK(same(ac.flat(i), hm::acos(a.flat(i))));
+    CHECK(same(sh.flat(i), hm::asinh(b.flat(i))));
+    CHECK(same(ch.flat(i), hm::acosh(b.flat(i))));
+    CHECK(same(double(asf.flat(i)), double(hm::asin(float(a.flat(i))))));
+  }
 }
 
 TEST_CASE("ts::tan and ts::arctanh of arrays use them, batches as elements", "[math]") {

@@ -1,12 +1,13 @@
-// exp, log, log2, log10, sin, cos, tan, tanh, sinh, cosh, atanh, atan, atan2, hypot, log1p,
-// expm1 and pow for element code on the host: branch-free inline code (the random module's
-// kernels, random/math.hpp) with IEEE special values, so the chunk kernels vectorize them (libm's
-// functions are calls, which keep a loop scalar; so does a conditional expression with
-// arithmetic in an arm, which gcc will not if-convert: selects here are of values already
-// computed, or detail::pick). exp, sin, cos, atan, atan2, hypot and pow within 1 ulp, log and
-// tanh within 2 ulp of glibc; log2, log10, log1p and expm1 within 1 ulp, tan, sinh, cosh and
-// atanh within 2 ulp of the exact value (tests/test_host_math.cpp: random inputs over the whole
-// range and the special values). Device code keeps CUDA's own functions.
+// exp, log, log2, log10, sin, cos, tan, tanh, sinh, cosh, asin, acos, atan, atan2, asinh, acosh,
+// atanh, hypot, log1p, expm1 and pow for element code on the host: branch-free inline code (the
+// random module's kernels, random/math.hpp) with IEEE special values, so the chunk kernels
+// vectorize them (libm's functions are calls, which keep a loop scalar; so does a conditional
+// expression with arithmetic in an arm, which gcc will not if-convert: selects here are of
+// values already computed, or detail::pick). exp, sin, cos, atan, atan2, hypot and pow within 1
+// ulp, log and tanh within 2 ulp of glibc; log2, log10, log1p, expm1, tan, asin and acos within
+// 1 ulp, sinh, cosh, asinh, acosh and atanh within 2 ulp of the exact value
+// (tests/test_host_math.cpp: random inputs over the whole range and the special values). Device
+// code keeps CUDA's own functions.
 //
 // sin, cos, tan and pow: the branch-free part (sin_reduced, cos_reduced, tan_reduced,
 // pow_reduced) covers the
@@ -638,6 +639,124 @@ TESSERA_HD TESSERA_INLINE double atan2(double y, double x) {
 }
 /// float: in double, rounded once.
 TESSERA_HD TESSERA_INLINE float atan2(float y, float x) { return float(atan2(double(y), double(x))); }
+
+// ---- arcsin, arccos, arcsinh, arccosh: around one square root ------------------------------
+// Each is name_radicand(x) (the square root's argument) and name_finish(x, root), so that a batch
+// takes its square roots on the vector lanes between the two (ops' fill_batch: gcc keeps libm's
+// scalar sqrt in element loops because of errno); name(x) is name_finish(x, sqrt(radicand)).
+
+namespace detail {
+/// 1 - a^2 = wh + wl for 0 <= a <= 1: (1 - a)(1 + a) from a = 1/2 on (1 - a exact there),
+/// 1 - a * a with one rounding below.
+TESSERA_HD TESSERA_INLINE void one_minus_square(double a, double& wh, double& wl) {
+  const double d = 1.0 - a;
+  double s, se;
+  two_sum(1.0, a, s, se);
+  const double big = d * s;
+  const double big_l = fmad(d, s, -big) + d * se;
+  const double small = fmad(-a, a, 1.0);
+  const double small_l = fmad(-a, a, 1.0 - small);
+  const bool upper = a >= 0.5;
+  wh = pick(upper, big, small);
+  wl = pick(upper, big_l, small_l);
+}
+/// sqrt(wh + wl) = root + the returned correction (root = the rounded sqrt(wh)).
+TESSERA_HD TESSERA_INLINE double root_low(double wh, double wl, double root) {
+  return pick(root > 0.0, (fmad(-root, root, wh) + wl) / (root + root), 0.0);
+}
+/// atan((nh + nl) / (dh + dl)) = zh + zl for nh, dh >= 0, not both 0 (+-inf where dh is 0).
+TESSERA_HD TESSERA_INLINE void atan_ratio(double nh, double nl, double dh, double dl, double& zh, double& zl) {
+  const double t = nh / dh;
+  const bool regular = (dh > 0.0) & (t < std::numeric_limits<double>::infinity());
+  const double tl = pick(regular, (fmad(-t, dh, nh) + (nl - t * dl)) / dh, 0.0);
+  atan_core(t, tl, zh, zl);
+}
+}  // namespace detail
+
+TESSERA_HD TESSERA_INLINE double asin_radicand(double x) {
+  double wh, wl;
+  detail::one_minus_square(__builtin_fabs(x), wh, wl);
+  return wh;
+}
+/// arcsin from root = sqrt(asin_radicand(x)): atan(|x| / sqrt(1 - x^2)) with the square root and
+/// the quotient carried as double-doubles, x's sign. Within 1 ulp of the exact value; NaN
+/// beyond +-1 and for NaN, -0 at -0.
+TESSERA_HD TESSERA_INLINE double asin_finish(double x, double root) {
+  const double a = __builtin_fabs(x);
+  double wh, wl, zh, zl;
+  detail::one_minus_square(a, wh, wl);
+  detail::atan_ratio(a, 0.0, root, detail::root_low(wh, wl, root), zh, zl);
+  return detail::pick(x != x, x, detail::with_sign_of(zh + zl, x));
+}
+TESSERA_HD TESSERA_INLINE double acos_radicand(double x) { return asin_radicand(x); }
+/// arccos from root = sqrt(acos_radicand(x)): atan(sqrt(1 - x^2) / |x|), pi minus it for x < 0
+/// (as double-doubles). Within 1 ulp of the exact value; pi / 2 at +-0, NaN beyond +-1 and for
+/// NaN.
+TESSERA_HD TESSERA_INLINE double acos_finish(double x, double root) {
+  constexpr double pi = 3.14159265358979311600e+00, pi_lo = 1.22464679914735317720e-16;
+  const double a = __builtin_fabs(x);
+  double wh, wl, zh, zl;
+  detail::one_minus_square(a, wh, wl);
+  detail::atan_ratio(root, detail::root_low(wh, wl, root), a, 0.0, zh, zl);
+  const double d = pi - zh;
+  double r = detail::pick(x < 0.0, d + (((pi - d) - zh) + (pi_lo - zl)), zh + zl);
+  r = detail::pick(a == 0.0, 1.57079632679489655800e+00, r);
+  return detail::pick(x != x, x, r);
+}
+
+/// The square root's argument of asinh and acosh: a^2 + 1 (a = |x| below 2^28, where the
+/// formula uses it) and t (t + 2), t = x - 1 (= x^2 - 1; x below 2^28).
+TESSERA_HD TESSERA_INLINE double asinh_radicand(double x) {
+  const double a = __builtin_fabs(x), c = detail::pick(a < 0x1p28, a, 1.0);
+  return detail::fmad(c, c, 1.0);
+}
+/// arcsinh from root = sqrt(asinh_radicand(x)), branch-free (fdlibm's formulas on the
+/// branch-free log1p): log1p(a + a^2 / (1 + root)) up to a = |x| = 2, log(2a + 1 / (root + a))
+/// up to 2^28, log a + ln 2 above, with x's sign. Within 2 ulp of the exact value; -0 at -0,
+/// +-inf at +-inf, NaN for NaN.
+TESSERA_HD TESSERA_INLINE double asinh_finish(double x, double root) {
+  const double a = __builtin_fabs(x);
+  const bool large = a >= 0x1p28, mid = a > 2.0;
+  const double arg = detail::pick(large, a - 1.0,  // log1p(a - 1) = log a (a - 1 exact below 2^53)
+                                  detail::pick(mid, (a + a - 1.0) + 1.0 / (root + a),
+                                               a + (a * a) / (1.0 + root)));
+  const double r = log1p(arg) + detail::pick(large, 6.93147180559945286227e-01, 0.0);
+  return detail::pick(x != x, x, detail::with_sign_of(r, x));
+}
+TESSERA_HD TESSERA_INLINE double acosh_radicand(double x) {
+  const double t = detail::pick(x < 0x1p28, x, 2.0) - 1.0;
+  return t * (t + 2.0);
+}
+/// arccosh from root = sqrt(acosh_radicand(x)), branch-free (fdlibm's formulas on log1p):
+/// log1p(t + root) up to x = 2 (t = x - 1), log(2x - 1 / (x + root)) up to 2^28, log x + ln 2
+/// above. Within 2 ulp of the exact value; 0 at 1, +inf at +inf, NaN below 1 and for NaN.
+TESSERA_HD TESSERA_INLINE double acosh_finish(double x, double root) {
+  const bool large = x >= 0x1p28, mid = x > 2.0;
+  // up to 2: the radicand t (t + 2) as a double-double, so that the root carries its low part
+  const double t = x - 1.0;
+  double s, se;
+  detail::two_sum(t, 2.0, s, se);
+  const double wh = t * s, wl = detail::fmad(t, s, -wh) + t * se;
+  double ah, ae;
+  detail::two_sum(t, root, ah, ae);  // t + sqrt(t (t + 2)) = ah + al
+  const double al = ae + detail::root_low(wh, wl, root);
+  const double arg = detail::pick(large, x - 1.0,
+                                  detail::pick(mid, (x + x - 1.0) - 1.0 / (x + root), ah));
+  // log1p(ah + al) = log1p(ah) + al / (1 + ah) to first order (al: 0 above 2)
+  const double corr = detail::pick(large | mid, 0.0, al / (1.0 + ah));
+  const double r = (log1p(arg) + corr) + detail::pick(large, 6.93147180559945286227e-01, 0.0);
+  return detail::pick(x >= 1.0, r, std::numeric_limits<double>::quiet_NaN());  // (NaN: false)
+}
+
+TESSERA_HD TESSERA_INLINE double asin(double x) { return asin_finish(x, random::math::sqrt(asin_radicand(x))); }
+TESSERA_HD TESSERA_INLINE double acos(double x) { return acos_finish(x, random::math::sqrt(acos_radicand(x))); }
+TESSERA_HD TESSERA_INLINE double asinh(double x) { return asinh_finish(x, random::math::sqrt(asinh_radicand(x))); }
+TESSERA_HD TESSERA_INLINE double acosh(double x) { return acosh_finish(x, random::math::sqrt(acosh_radicand(x))); }
+/// float: the double functions rounded once.
+TESSERA_HD TESSERA_INLINE float asin(float x) { return float(asin(double(x))); }
+TESSERA_HD TESSERA_INLINE float acos(float x) { return float(acos(double(x))); }
+TESSERA_HD TESSERA_INLINE float asinh(float x) { return float(asinh(double(x))); }
+TESSERA_HD TESSERA_INLINE float acosh(float x) { return float(acosh(double(x))); }
 
 /// sqrt(x^2 + y^2) without undue overflow or underflow, branch-free: the larger magnitude a and
 /// the smaller b scaled by a power of two into range, h = sqrt(a^2 + b^2) (one FMA), then one

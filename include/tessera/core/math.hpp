@@ -37,9 +37,10 @@ TESSERA_HD TESSERA_INLINE double sin(double x) { return host_math::sin(x); }
 TESSERA_HD TESSERA_INLINE float cos(float x) { return host_math::cos(x); }
 TESSERA_HD TESSERA_INLINE double cos(double x) { return host_math::cos(x); }
 #endif
-// tanh, sinh, cosh, atan, atanh, tan, log1p and expm1: on the host the branch-free versions of
-// host_math.hpp (tanh within 2 ulp, atan within 1 ulp of glibc; sinh, cosh, atanh and tan within
-// 2 ulp, log1p and expm1 within 1 ulp of the exact value; tan is libm's from |x| = 2^30 on).
+// tanh, sinh, cosh, atan, atanh, tan, asin, acos, asinh, acosh, log1p and expm1: on the host the
+// branch-free versions of host_math.hpp (tanh within 2 ulp, atan within 1 ulp of glibc; sinh,
+// cosh, atanh, asinh and acosh within 2 ulp, tan, asin, acos, log1p and expm1 within 1 ulp of the
+// exact value; tan is libm's from |x| = 2^30 on).
 #if defined(__CUDA_ARCH__)
 TESSERA_MATH1(tanh)
 TESSERA_MATH1(log1p)
@@ -49,7 +50,19 @@ TESSERA_MATH1(cosh)
 TESSERA_MATH1(atan)
 TESSERA_MATH1(atanh)
 TESSERA_MATH1(tan)
+TESSERA_MATH1(asin)
+TESSERA_MATH1(acos)
+TESSERA_MATH1(asinh)
+TESSERA_MATH1(acosh)
 #else
+TESSERA_HD TESSERA_INLINE float asin(float x) { return host_math::asin(x); }
+TESSERA_HD TESSERA_INLINE double asin(double x) { return host_math::asin(x); }
+TESSERA_HD TESSERA_INLINE float acos(float x) { return host_math::acos(x); }
+TESSERA_HD TESSERA_INLINE double acos(double x) { return host_math::acos(x); }
+TESSERA_HD TESSERA_INLINE float asinh(float x) { return host_math::asinh(x); }
+TESSERA_HD TESSERA_INLINE double asinh(double x) { return host_math::asinh(x); }
+TESSERA_HD TESSERA_INLINE float acosh(float x) { return host_math::acosh(x); }
+TESSERA_HD TESSERA_INLINE double acosh(double x) { return host_math::acosh(x); }
 TESSERA_HD TESSERA_INLINE float atanh(float x) { return host_math::atanh(x); }
 TESSERA_HD TESSERA_INLINE double atanh(double x) { return host_math::atanh(x); }
 TESSERA_HD TESSERA_INLINE float tan(float x) { return host_math::tan(x); }
@@ -70,10 +83,6 @@ TESSERA_HD TESSERA_INLINE double expm1(double x) { return host_math::expm1(x); }
 TESSERA_MATH1(sqrt)
 TESSERA_MATH1(fabs)
 // The rest of NumPy's floating ufuncs: libm on the host (scalar calls), CUDA's on the device.
-TESSERA_MATH1(asin)
-TESSERA_MATH1(acos)
-TESSERA_MATH1(asinh)
-TESSERA_MATH1(acosh)
 TESSERA_MATH1(exp2)
 TESSERA_MATH1(cbrt)
 TESSERA_MATH1(floor)

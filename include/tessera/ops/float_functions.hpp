@@ -2,8 +2,9 @@
 // cos: each converts its operands to the floating type NumPy computes in (float_of_t: float
 // stays float, int8/uint8/int16/bool -> float, wider integers -> double) and calls
 // portable_math (on the host the branch-free host_math versions where there is one: tanh, sinh,
-// cosh, arctanh, arctan, arctan2, log1p, expm1, log2, log10, hypot, power; libm for the rest;
-// CUDA's math on the device). tan is ops/functors.hpp's, with sin and cos.
+// cosh, arcsin, arccos, arctan, arcsinh, arccosh, arctanh, arctan2, log1p, expm1, log2, log10,
+// hypot, power; libm for the rest: exp2, cbrt; CUDA's math on the device). tan is
+// ops/functors.hpp's, with sin and cos.
 #pragma once
 #include <limits>
 #include <type_traits>
@@ -28,14 +29,10 @@ using float_promote_t = float_of_t<promote_t<A, B>>;
       return portable_math::math(float_of_t<A>(a));     \
     }                                                   \
   };
-TESSERA_FLOAT_UNARY(arcsin, asin)
-TESSERA_FLOAT_UNARY(arccos, acos)
 TESSERA_FLOAT_UNARY(arctan, atan)
 TESSERA_FLOAT_UNARY(sinh, sinh)
 TESSERA_FLOAT_UNARY(cosh, cosh)
 TESSERA_FLOAT_UNARY(tanh, tanh)
-TESSERA_FLOAT_UNARY(arcsinh, asinh)
-TESSERA_FLOAT_UNARY(arccosh, acosh)
 TESSERA_FLOAT_UNARY(arctanh, atanh)
 TESSERA_FLOAT_UNARY(log1p, log1p)
 TESSERA_FLOAT_UNARY(expm1, expm1)
@@ -46,6 +43,34 @@ TESSERA_FLOAT_UNARY(cbrt, cbrt)
 TESSERA_FLOAT_UNARY(fabs, fabs)
 TESSERA_FLOAT_UNARY(rint, rint)
 #undef TESSERA_FLOAT_UNARY
+
+/// arcsin, arccos, arcsinh and arccosh: around one square root each (host_math's name_radicand
+/// and name_finish); host batches take the square roots on the vector lanes between the two,
+/// in double (float results rounded once, as per element): the same values as operator().
+#define TESSERA_ROOT_UNARY(name, math)                                                       \
+  struct name {                                                                              \
+    template <class A>                                                                       \
+    TESSERA_HD TESSERA_INLINE auto operator()(A a) const {                                   \
+      return portable_math::math(float_of_t<A>(a));                                          \
+    }                                                                                        \
+    template <class A>                                                                       \
+    void fill_batch(const A* in, index_t n, float_of_t<A>* out) const {                      \
+      using F = float_of_t<A>;                                                               \
+      alignas(64) double root[256];                                                          \
+      for (index_t k0 = 0; k0 < n; k0 += 256) {                                              \
+        const int m = int(n - k0 < 256 ? n - k0 : 256);                                      \
+        for (int k = 0; k < m; ++k) root[k] = host_math::math##_radicand(double(F(in[k0 + k]))); \
+        host_math::sqrt_inplace(root, m);                                                    \
+        for (int k = 0; k < m; ++k)                                                          \
+          out[k0 + k] = F(host_math::math##_finish(double(F(in[k0 + k])), root[k]));         \
+      }                                                                                      \
+    }                                                                                        \
+  };
+TESSERA_ROOT_UNARY(arcsin, asin)
+TESSERA_ROOT_UNARY(arccos, acos)
+TESSERA_ROOT_UNARY(arcsinh, asinh)
+TESSERA_ROOT_UNARY(arccosh, acosh)
+#undef TESSERA_ROOT_UNARY
 
 /// Degrees to radians and back: x * (pi / 180), x * (180 / pi), the constant rounded to the
 /// result type (NumPy's deg2rad / rad2deg).
