@@ -1,7 +1,7 @@
-// exp, log, log2, log10, log1p, expm1, sin, cos, tan, the inverse trigonometric and the
-// hyperbolic functions, hypot and pow of host element code (core/host_math.hpp): within 1 ulp
-// (exp, sin, cos, pow) and 2 ulp (log, tanh) of glibc, log2, log10, log1p, expm1, tan, arcsin,
-// arccos, arctan, arctan2 and hypot within 1 ulp and sinh, cosh, arcsinh, arccosh and arctanh
+// exp, exp2, log, log2, log10, log1p, expm1, cbrt, sin, cos, tan, the inverse trigonometric and
+// the hyperbolic functions, hypot and pow of host element code (core/host_math.hpp): within 1 ulp
+// (exp, sin, cos, pow) and 2 ulp (log, tanh) of glibc, exp2, cbrt, log2, log10, log1p, expm1,
+// tan, arcsin, arccos, arctan, arctan2 and hypot within 1 ulp and sinh, cosh, arcsinh, arccosh and arctanh
 // within 2 ulp of the exact value, over the whole range, IEEE
 // special values, and the same through ts::exp / ts::log /
 // ts::log2 / ts::log10 / ts::sin / ts::cos / ts::pow (sin, cos and pow: batches bitwise equal to
@@ -463,7 +463,60 @@ TEST_CASE("ts::arcsin, ts::arccos, ts::arcsinh and ts::arccosh of arrays: batche
   }
 }
 
-TEST_CASE("ts::tan and ts::arctanh of arrays use them, batches as elements", "[math]") {
+TEST_CASE("host exp2 and cbrt are within 1 ulp of the exact value, exact where they must be", "[math]") {
+  const auto seed = testing::test_seed(1131);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  double worst_e = 0, worst_c = 0, worst_ef = 0, worst_cf = 0, at_e = 0, at_c = 0;
+  for (int i = 0; i < 300000; ++i) {
+    // exp2: the whole range (gradual underflow below -1022, overflow from 1024) and small arguments
+    const double x = (i % 2) ? std::uniform_real_distribution<double>(-1080.0, 1025.0)(rng)
+                             : std::ldexp(std::uniform_real_distribution<double>(-2.0, 2.0)(rng), -int(rng() % 60));
+    const double e = ulps(hm::exp2(x), double(std::exp2((long double)x)));
+    if (e > worst_e) worst_e = e, at_e = x;
+    worst_ef = std::max(worst_ef, ulps(hm::exp2(float(x)), float(std::exp2((long double)float(x)))));
+    // cbrt: any finite value of either sign (subnormals included)
+    const double c = any_positive<double>(rng) * ((rng() & 1) ? -1 : 1);
+    const double ec = ulps(hm::cbrt(c), double(std::cbrt((long double)c)));
+    if (ec > worst_c) worst_c = ec, at_c = c;
+    const float cf = any_positive<float>(rng);
+    worst_cf = std::max(worst_cf, ulps(hm::cbrt(cf), float(std::cbrt((long double)cf))));
+  }
+  INFO("worst exp2 " << worst_e << " ulp at " << at_e << " (float " << worst_ef << "), cbrt " << worst_c
+                     << " ulp at " << at_c << " (float " << worst_cf << ")");
+  CHECK(worst_e <= 1);
+  CHECK(worst_ef <= 1);
+  CHECK(worst_c <= 1);
+  CHECK(worst_cf <= 1);
+  using L = std::numeric_limits<double>;
+  const double inf = L::infinity(), nan = L::quiet_NaN();
+  int inexact = 0;
+  for (int k = -1074; k <= 1023; ++k) inexact += hm::exp2(double(k)) != std::ldexp(1.0, k);
+  for (int k = 1; k <= 2000; ++k) {
+    const double c = k, c3 = c * c * c;  // exact cubes (below 2^53)
+    inexact += (hm::cbrt(c3) != c) + (hm::cbrt(-c3) != -c);
+    inexact += hm::cbrt(std::ldexp(c3, 3 * (k % 300) - 450)) != std::ldexp(c, k % 300 - 150);
+  }
+  CHECK(inexact == 0);
+  CHECK(hm::exp2(0.0) == 1.0);
+  CHECK(hm::exp2(-0.0) == 1.0);
+  CHECK(hm::exp2(1024.0) == inf);
+  CHECK(hm::exp2(inf) == inf);
+  CHECK(hm::exp2(-inf) == 0.0);
+  CHECK(hm::exp2(-1075.5) == 0.0);
+  CHECK(hm::exp2(-1074.0) == L::denorm_min());
+  CHECK(std::isnan(hm::exp2(nan)));
+  CHECK(hm::cbrt(0.0) == 0.0);
+  CHECK(std::signbit(hm::cbrt(-0.0)));
+  CHECK(hm::cbrt(inf) == inf);
+  CHECK(hm::cbrt(-inf) == -inf);
+  CHECK(std::isnan(hm::cbrt(nan)));
+  CHECK(hm::cbrt(L::denorm_min()) == 0x1p-358);  // exact (glibc's is an ulp below)
+  CHECK(ulps(hm::cbrt(L::max()), std::cbrt(L::max())) <= 1);
+  CHECK(hm::cbrt(27.0f) == 3.0f);
+}
+
+TEST_CASE("ts::tan, ts::arctanh, ts::exp2 and ts::cbrt of arrays use them, batches as elements", "[math]") {
   const xt::xarray<double> a{{-1e300, -0x1p30, -2.5, -1, -0.0, 1e-310}, {0.5, 1, 1.5707963267948966, 3, 0x1p29, 7e9}};
   const xt::xarray<double> b{{-1, -0.999, -0.5, -1e-300, 0, 1e-310}, {0.25, 0.5, 0.75, 0.9999999, 1, 1.5}};
   auto x = ts::from_xtensor(a, {1, 4});
@@ -471,12 +524,15 @@ TEST_CASE("ts::tan and ts::arctanh of arrays use them, batches as elements", "[m
   const ts::host pol{.threads = 2};
   const xt::xarray<double> t = ts::compute(ts::tan(x), pol), h = ts::compute(ts::arctanh(y), pol);
   const xt::xarray<double> t1 = ts::compute(ts::tan(x * 1.0), pol);  // a lazy operand
+  const xt::xarray<double> e2 = ts::compute(ts::exp2(x), pol), cb = ts::compute(ts::cbrt(x), pol);
   for (std::size_t i = 0; i < a.size(); ++i) {
     INFO("x = " << a.flat(i) << ", y = " << b.flat(i));
     auto same = [](double g, double w) { return (g != g && w != w) || std::memcmp(&g, &w, sizeof g) == 0; };
     CHECK(same(t.flat(i), hm::tan(a.flat(i))));
     CHECK(same(t1.flat(i), hm::tan(a.flat(i))));
     CHECK(same(h.flat(i), hm::atanh(b.flat(i))));
+    CHECK(same(e2.flat(i), hm::exp2(a.flat(i))));
+    CHECK(same(cb.flat(i), hm::cbrt(a.flat(i))));
     CHECK(ulps(t.flat(i), std::tan(a.flat(i))) <= 1);
   }
 }

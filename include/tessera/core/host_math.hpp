@@ -1,11 +1,11 @@
-// exp, log, log2, log10, sin, cos, tan, tanh, sinh, cosh, asin, acos, atan, atan2, asinh, acosh,
-// atanh, hypot, log1p, expm1 and pow for element code on the host: branch-free inline code (the
-// random module's kernels, random/math.hpp) with IEEE special values, so the chunk kernels
-// vectorize them (libm's functions are calls, which keep a loop scalar; so does a conditional
-// expression with arithmetic in an arm, which gcc will not if-convert: selects here are of
-// values already computed, or detail::pick). exp, sin, cos, atan, atan2, hypot and pow within 1
-// ulp, log and tanh within 2 ulp of glibc; log2, log10, log1p, expm1, tan, asin and acos within
-// 1 ulp, sinh, cosh, asinh, acosh and atanh within 2 ulp of the exact value
+// exp, exp2, log, log2, log10, cbrt, sin, cos, tan, tanh, sinh, cosh, asin, acos, atan, atan2,
+// asinh, acosh, atanh, hypot, log1p, expm1 and pow for element code on the host: branch-free
+// inline code (the random module's kernels, random/math.hpp) with IEEE special values, so the
+// chunk kernels vectorize them (libm's functions are calls, which keep a loop scalar; so does a
+// conditional expression with arithmetic in an arm, which gcc will not if-convert: selects here
+// are of values already computed, or detail::pick). exp, sin, cos, atan, atan2, hypot and pow
+// within 1 ulp, log and tanh within 2 ulp of glibc; exp2, cbrt, log2, log10, log1p, expm1, tan,
+// asin and acos within 1 ulp, sinh, cosh, asinh, acosh and atanh within 2 ulp of the exact value
 // (tests/test_host_math.cpp: random inputs over the whole range and the special values). Device
 // code keeps CUDA's own functions.
 //
@@ -42,6 +42,10 @@ TESSERA_HD TESSERA_INLINE double pick(bool c, double y, double r) {
 TESSERA_HD TESSERA_INLINE float pick(bool c, float y, float r) {
   const std::uint32_t m = std::uint32_t(0) - std::uint32_t(c);
   return random::math::from_bits((random::math::bits(y) & m) | (random::math::bits(r) & ~m));
+}
+/// x with the sign bit of s (x >= 0 or NaN).
+TESSERA_HD TESSERA_INLINE double with_sign_of(double x, double s) {
+  return random::math::from_bits(random::math::bits(x) | (random::math::bits(s) & std::uint64_t(0x8000000000000000ull)));
 }
 }  // namespace detail
 
@@ -334,6 +338,53 @@ TESSERA_HD TESSERA_INLINE void integer_parity(double y, bool& integer, bool& odd
 }
 }  // namespace detail
 
+/// 2^x, branch-free: e^(x ln 2) with x ln 2 a double-double (the product's rounding error by an
+/// FMA, ln 2's own low part times x) through exp_dd. Within 1 ulp of the exact value, exact at
+/// the integers; +inf from 1024 on, gradual underflow down to -1075, 0 below, NaN for NaN.
+TESSERA_HD TESSERA_INLINE double exp2(double x) {
+  constexpr double ln2 = 6.93147180559945286227e-01, ln2_lo = 2.31904681384629955842e-17;
+  const double c = x < -1100.0 ? -1100.0 : (x > 1100.0 ? 1100.0 : x);  // (inf: clamped)
+  const double zh = c * ln2;
+  const double zl = detail::fmad(c, ln2, -zh) + c * ln2_lo;
+  return detail::pick(x != x, x, detail::exp_dd(zh, zl));
+}
+/// float: the double function rounded once.
+TESSERA_HD TESSERA_INLINE float exp2(float x) { return float(exp2(double(x))); }
+
+/// Cube root, branch-free: |x| = 2^(3k) m with m in [1/2, 4) (subnormals scaled by 2^54 first),
+/// a cubic first guess of cbrt(m) (1.7% off at most), two Halley steps y (y^3 + 2m) / (2y^3 + m)
+/// (cubic convergence), one Newton step on the exact residual m - y^3 (y^3 as a double-double by
+/// FMAs), then 2^k and x's sign. Within 1 ulp of the exact value, exact for exact cubes; +-0,
+/// +-inf and NaN as themselves.
+TESSERA_HD TESSERA_INLINE double cbrt(double x) {
+  using detail::fmad;
+  using detail::pick;
+  constexpr double magic = 0x1.8p52;
+  const double ax = __builtin_fabs(x);
+  const bool tiny = ax < 0x1p-1022;
+  const double a = ax * pick(tiny, 0x1p54, 1.0);
+  // the exponent of a as a double (from its bits, no integer conversion), k = round(e / 3)
+  const double e =
+      random::math::from_bits(std::uint64_t((random::math::bits(a) >> 52) | 0x4330000000000000ull)) - (0x1p52 + 1023.0);
+  const double kn = fmad(e, 1.0 / 3.0, magic), k = kn - magic;
+  const double m = random::math::scale_by_exponent(a, magic - 3.0 * k, magic);
+  double y = fmad(fmad(fmad(0.010880777369501608, m, -0.11024101710496398), m, 0.5220744240564223), m,
+                  0.5726408238788899);
+  for (int it = 0; it < 2; ++it) {
+    const double y3 = y * y * y;
+    y = y * fmad(2.0, m, y3) / fmad(2.0, y3, m);
+  }
+  const double y2 = y * y, y2l = fmad(y, y, -y2);
+  const double y3 = y2 * y, y3l = fmad(y2, y, -y3) + y2l * y;
+  y += ((m - y3) - y3l) / (3.0 * y2);
+  const double r = random::math::scale_by_exponent(y, kn, magic) * pick(tiny, 0x1p-18, 1.0);
+  const double v = detail::with_sign_of(r, x);
+  return pick((ax == 0.0) | (ax == std::numeric_limits<double>::infinity()) | (x != x), x, v);
+}
+/// float: the double function rounded once.
+TESSERA_HD TESSERA_INLINE float cbrt(float x) { return float(cbrt(double(x))); }
+
+
 /// The exponents pow takes exactly, as NumPy's fast paths for them do (any x, NaN included):
 /// x^2 = x * x, x^1 = x, x^-1 = 1 / x, x^0 = 1, x^0.5 = sqrt(x) (but +0 at -0 and +inf at -inf).
 template <class T>
@@ -500,10 +551,6 @@ TESSERA_HD TESSERA_INLINE float expm1(float x) { return float(expm1(double(x)));
 // ---- hyperbolic sine and cosine, arctangent, hypotenuse -------------------------------------
 
 namespace detail {
-/// x with the sign bit of s (x >= 0 or NaN).
-TESSERA_HD TESSERA_INLINE double with_sign_of(double x, double s) {
-  return random::math::from_bits(random::math::bits(x) | (random::math::bits(s) & std::uint64_t(0x8000000000000000ull)));
-}
 /// e^a / 2 for a >= 22, finite up to sinh's and cosh's overflow threshold (about 710.48, where
 /// e^a itself overflowed at 709.78): e^(a - ln 2) with a - ln2_hi exact (ln2_hi has 32
 /// significant bits, a < 2^10 a multiple of 2^-43) and ln2_lo carried by exp_dd.

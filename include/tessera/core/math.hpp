@@ -37,10 +37,10 @@ TESSERA_HD TESSERA_INLINE double sin(double x) { return host_math::sin(x); }
 TESSERA_HD TESSERA_INLINE float cos(float x) { return host_math::cos(x); }
 TESSERA_HD TESSERA_INLINE double cos(double x) { return host_math::cos(x); }
 #endif
-// tanh, sinh, cosh, atan, atanh, tan, asin, acos, asinh, acosh, log1p and expm1: on the host the
-// branch-free versions of host_math.hpp (tanh within 2 ulp, atan within 1 ulp of glibc; sinh,
-// cosh, atanh, asinh and acosh within 2 ulp, tan, asin, acos, log1p and expm1 within 1 ulp of the
-// exact value; tan is libm's from |x| = 2^30 on).
+// tanh, sinh, cosh, atan, atanh, tan, asin, acos, asinh, acosh, log1p, expm1, exp2 and cbrt: on
+// the host the branch-free versions of host_math.hpp (tanh within 2 ulp, atan within 1 ulp of
+// glibc; sinh, cosh, atanh, asinh and acosh within 2 ulp, tan, asin, acos, log1p, expm1, exp2 and
+// cbrt within 1 ulp of the exact value; tan is libm's from |x| = 2^30 on).
 #if defined(__CUDA_ARCH__)
 TESSERA_MATH1(tanh)
 TESSERA_MATH1(log1p)
@@ -54,7 +54,13 @@ TESSERA_MATH1(asin)
 TESSERA_MATH1(acos)
 TESSERA_MATH1(asinh)
 TESSERA_MATH1(acosh)
+TESSERA_MATH1(exp2)
+TESSERA_MATH1(cbrt)
 #else
+TESSERA_HD TESSERA_INLINE float cbrt(float x) { return host_math::cbrt(x); }
+TESSERA_HD TESSERA_INLINE double cbrt(double x) { return host_math::cbrt(x); }
+TESSERA_HD TESSERA_INLINE float exp2(float x) { return host_math::exp2(x); }
+TESSERA_HD TESSERA_INLINE double exp2(double x) { return host_math::exp2(x); }
 TESSERA_HD TESSERA_INLINE float asin(float x) { return host_math::asin(x); }
 TESSERA_HD TESSERA_INLINE double asin(double x) { return host_math::asin(x); }
 TESSERA_HD TESSERA_INLINE float acos(float x) { return host_math::acos(x); }
@@ -82,9 +88,8 @@ TESSERA_HD TESSERA_INLINE double expm1(double x) { return host_math::expm1(x); }
 #endif
 TESSERA_MATH1(sqrt)
 TESSERA_MATH1(fabs)
-// The rest of NumPy's floating ufuncs: libm on the host (scalar calls), CUDA's on the device.
-TESSERA_MATH1(exp2)
-TESSERA_MATH1(cbrt)
+// Rounding: libm on the host (gcc inlines them where the level has the instructions), CUDA's on
+// the device.
 TESSERA_MATH1(floor)
 TESSERA_MATH1(ceil)
 TESSERA_MATH1(trunc)
