@@ -700,6 +700,25 @@ TEMPLATE_TEST_CASE("NaN, inf and empty reductions follow NumPy", "[reduce][numer
   CHECK(amax0(1) == 7.0);
   CHECK(std::isnan(amax0(2)));
   CHECK(std::isnan(amax0(3)));
+  auto var0 = ts::compute(ts::variance(x, {0}), pol);  // columns with a NaN: NaN
+  CHECK(var0(0) == Approx(14.0 / 9.0));
+  CHECK(!std::isnan(var0(1)));
+  CHECK(std::isnan(var0(2)));
+  CHECK(std::isnan(var0(3)));
+  {  // the column fold (groups of 16 rows): a NaN or an inf anywhere in a column gives NaN
+    xt::xarray<double> w = xt::ones<double>({40, 300});
+    w(0, 5) = nan;   // first row of the first group
+    w(39, 6) = nan;  // last group
+    w(17, 7) = inf;
+    w(3, 8) = -inf;
+    for (const ts::index_t rows : {40, 16, 7}) {
+      INFO("chunks of " << rows << " rows");
+      auto wv = ts::compute(ts::variance(ts::from_xtensor(w, {rows, 100}), {0}), pol);
+      for (int c : {5, 6, 7, 8}) CHECK(std::isnan(wv(c)));
+      CHECK(wv(0) == 0.0);
+      CHECK(wv(299) == 0.0);
+    }
+  }
   auto arg1 = ts::compute(ts::argmin(x, 1), pol);
   CHECK(arg1(0) == 2);
   CHECK(arg1(1) == 3);

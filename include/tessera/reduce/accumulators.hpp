@@ -339,7 +339,7 @@ struct variance_base : params {
       for (index_t e = 0; e < w; ++e) {  // the group's moments: mean in sum, m2 in m2
         const double mean = sum[e] * inv, q = m2[e] - sum[e] * mean;
         sum[e] = mean;
-        m2[e] = q > 0 ? q : 0.0;
+        m2[e] = q < 0 ? 0.0 : q;  // (rounding below 0 clamped; NaN kept)
       }
       if (uniform && n0 == 0) {
         for (index_t e = 0; e < w; ++e) {
