@@ -561,7 +561,8 @@ TESSERA_HD TESSERA_INLINE double half_exp(double a) {
 
 /// Hyperbolic sine, branch-free (fdlibm's scheme on expm1): t = e^|x| - 1, then (2t - t^2 /
 /// (t + 1)) / 2 below |x| = 1, (t + t / (t + 1)) / 2 below 22, e^|x| / 2 above, with the sign of
-/// x. Within 2 ulp of glibc; -0 at -0, +-inf from about +-710.48 on, NaN for NaN.
+/// x. Within 2 ulp of the exact value (as glibc's); -0 at -0, +-inf from about +-710.48 on,
+/// NaN for NaN.
 TESSERA_HD TESSERA_INLINE double sinh(double x) {
   const double a = __builtin_fabs(x);
   const double t = expm1(a < 22.0 ? a : 22.0);
@@ -575,7 +576,8 @@ TESSERA_HD TESSERA_INLINE float sinh(float x) { return float(sinh(double(x))); }
 
 /// Hyperbolic cosine, branch-free (fdlibm's scheme): 1 + t^2 / (2 (1 + t)), t = e^|x| - 1,
 /// below |x| = ln 2 / 2, (e + 1 / e) / 2 with e = 1 + t below 22, e^|x| / 2 above. Within 2 ulp
-/// of glibc; 1 at +-0, +inf from about +-710.48 on and at +-inf, NaN for NaN.
+/// of the exact value (as glibc's); 1 at +-0, +inf from about +-710.48 on and at +-inf, NaN for
+/// NaN.
 TESSERA_HD TESSERA_INLINE double cosh(double x) {
   const double a = __builtin_fabs(x);
   const double t = expm1(a < 22.0 ? a : 22.0), e = 1.0 + t;
@@ -646,7 +648,8 @@ TESSERA_HD TESSERA_INLINE void atan_core(double a, double al, double& zh, double
 /// t = |x| (below 7/16), (2|x| - 1) / (2 + |x|), (|x| - 1) / (|x| + 1), (|x| - 1.5) / (1 + 1.5|x|)
 /// or -1 / |x| (from 39/16 on), written as one quotient (p|x| + q) / (r|x| + s), and atan|x| =
 /// atan(c) + atan t with atan(c) of the interval's point c (0, 1/2, 1, 3/2, inf) as a
-/// double-double; t's odd polynomial of degree 21. Within 1 ulp of glibc; +-pi/2 at +-inf, -0 at
+/// double-double; t's odd polynomial of degree 21, the sum carried as a double-double and
+/// rounded once. Within 1 ulp of the exact value; +-pi/2 at +-inf, -0 at
 /// -0, NaN for NaN.
 TESSERA_HD TESSERA_INLINE double atan(double x) {
   double zh, zl;
