@@ -32,6 +32,27 @@ double ulps(T got, T want) {
   return std::fabs(double(got) - double(want)) / double(u);
 }
 
+/// The worst ulp error seen of a function, and where.
+struct worst_ulps {
+  double ulp = 0, at = 0;
+  void note(double e, double x) {
+    if (e > ulp) ulp = e, at = x;
+  }
+};
+
+/// Checks each function's worst double error against its bound and its float one against 1 ulp,
+/// naming the function and the argument of each.
+template <std::size_t N>
+void check_worst(const char* const (&name)[N], const double (&bound)[N], const worst_ulps (&d)[N],
+                 const worst_ulps (&f)[N]) {
+  for (std::size_t k = 0; k < N; ++k) {
+    INFO(name[k] << ": worst " << d[k].ulp << " ulp at " << d[k].at << ", float " << f[k].ulp
+                 << " ulp at " << f[k].at);
+    CHECK(d[k].ulp <= bound[k]);
+    CHECK(f[k].ulp <= 1);
+  }
+}
+
 /// A random finite non-negative value of any binade (subnormals included): random bits.
 template <class T>
 T any_positive(std::mt19937_64& rng) {
@@ -237,11 +258,7 @@ TEST_CASE("host sinh, cosh, arctan, hypot and arctan2 are within 2, 2, 1, 1 and 
   const auto seed = testing::test_seed(1128);
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  double worst[5] = {}, worst_f[5] = {};
-  double at[5] = {}, at_f[5] = {};
-  auto note = [](double e, double x, double& w, double& a) {
-    if (e > w) w = e, a = x;
-  };
+  worst_ulps worst[5], worst_f[5];
   for (int i = 0; i < 300000; ++i) {
     // any binade, and the ranges where the formulas change (|x| 1, 22, ln 2 / 2, the arctangent's
     // interval ends, the overflow at about 710.48)
@@ -251,33 +268,28 @@ TEST_CASE("host sinh, cosh, arctan, hypot and arctan2 are within 2, 2, 1, 1 and 
     const double x = (rng() & 1) ? -m : m;
     const long double xl = x;
     if (std::fabs(x) < 710.5) {
-      note(ulps(hm::sinh(x), double(std::sinh(xl))), x, worst[0], at[0]);
-      note(ulps(hm::cosh(x), double(std::cosh(xl))), x, worst[1], at[1]);
+      worst[0].note(ulps(hm::sinh(x), double(std::sinh(xl))), x);
+      worst[1].note(ulps(hm::cosh(x), double(std::cosh(xl))), x);
     }
-    note(ulps(hm::atan(x), double(std::atan(xl))), x, worst[2], at[2]);
+    worst[2].note(ulps(hm::atan(x), double(std::atan(xl))), x);
     // hypot and atan2: any two magnitudes, and pairs within a factor 2^30 of each other
     const double y = (i % 3) ? any_positive<double>(rng) : std::ldexp(m, int(rng() % 61) - 30) * 1.37;
-    note(ulps(hm::hypot(x, y), double(std::hypot(xl, (long double)y))), x, worst[3], at[3]);
+    worst[3].note(ulps(hm::hypot(x, y), double(std::hypot(xl, (long double)y))), x);
     const double sy = (rng() & 1) ? -y : y;
-    note(ulps(hm::atan2(sy, x), double(std::atan2((long double)sy, xl))), x, worst[4], at[4]);
+    worst[4].note(ulps(hm::atan2(sy, x), double(std::atan2((long double)sy, xl))), x);
     const float xf = float(std::ldexp(std::uniform_real_distribution<double>(-2.0, 2.0)(rng), int(rng() % 12) - 5));
     const float yf = float(y);
-    note(ulps(hm::sinh(xf), float(std::sinh((long double)xf))), xf, worst_f[0], at_f[0]);
-    note(ulps(hm::cosh(xf), float(std::cosh((long double)xf))), xf, worst_f[1], at_f[1]);
-    note(ulps(hm::atan(xf), float(std::atan((long double)xf))), xf, worst_f[2], at_f[2]);
+    worst_f[0].note(ulps(hm::sinh(xf), float(std::sinh((long double)xf))), xf);
+    worst_f[1].note(ulps(hm::cosh(xf), float(std::cosh((long double)xf))), xf);
+    worst_f[2].note(ulps(hm::atan(xf), float(std::atan((long double)xf))), xf);
     if (std::isfinite(yf)) {
-      note(ulps(hm::hypot(xf, yf), float(std::hypot((long double)xf, (long double)yf))), xf, worst_f[3], at_f[3]);
-      note(ulps(hm::atan2(-yf, xf), float(std::atan2(-(long double)yf, (long double)xf))), xf, worst_f[4], at_f[4]);
+      worst_f[3].note(ulps(hm::hypot(xf, yf), float(std::hypot((long double)xf, (long double)yf))), xf);
+      worst_f[4].note(ulps(hm::atan2(-yf, xf), float(std::atan2(-(long double)yf, (long double)xf))), xf);
     }
   }
   const char* name[5] = {"sinh", "cosh", "atan", "hypot", "atan2"};
   const double bound[5] = {2, 2, 1, 1, 1};
-  for (int k = 0; k < 5; ++k) {
-    INFO(name[k] << ": worst " << worst[k] << " ulp at " << at[k] << ", float " << worst_f[k]
-                 << " ulp at " << at_f[k]);
-    CHECK(worst[k] <= bound[k]);
-    CHECK(worst_f[k] <= 1);
-  }
+  check_worst(name, bound, worst, worst_f);
   using L = std::numeric_limits<double>;
   const double inf = L::infinity(), nan = L::quiet_NaN();
   CHECK(hm::sinh(0.0) == 0.0);
@@ -392,7 +404,7 @@ TEST_CASE("host arcsin, arccos, arcsinh and arccosh are within 1, 1, 2 and 2 ulp
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> mant(1.0, 2.0);
-  double worst[4] = {}, worst_f[4] = {}, at[4] = {}, at_f[4] = {};
+  worst_ulps worst[4], worst_f[4];
   for (int i = 0; i < 300000; ++i) {
     // [-1, 1]: every binade, and next to +-1
     const double u = (i % 2) ? std::ldexp(mant(rng), -int(rng() % 64) - 1)
@@ -408,19 +420,13 @@ TEST_CASE("host arcsin, arccos, arcsinh and arccosh are within 1, 1, 2 and 2 ulp
     const float wf[4] = {float(std::asin((long double)float(x))), float(std::acos((long double)float(x))),
                          float(std::asinh((long double)float(b))), float(std::acosh((long double)float(c)))};
     for (int k = 0; k < 4; ++k) {
-      const double e = ulps(got[k], want[k]), ef = ulps(gf[k], wf[k]);
-      if (e > worst[k]) worst[k] = e, at[k] = arg[k];
-      if (ef > worst_f[k]) worst_f[k] = ef, at_f[k] = arg[k];
+      worst[k].note(ulps(got[k], want[k]), arg[k]);
+      worst_f[k].note(ulps(gf[k], wf[k]), arg[k]);
     }
   }
   const char* name[4] = {"asin", "acos", "asinh", "acosh"};
   const double bound[4] = {1, 1, 2, 2};
-  for (int k = 0; k < 4; ++k) {
-    INFO(name[k] << ": worst " << worst[k] << " ulp at " << at[k] << ", float " << worst_f[k]
-                 << " ulp at " << at_f[k]);
-    CHECK(worst[k] <= bound[k]);
-    CHECK(worst_f[k] <= 1);
-  }
+  check_worst(name, bound, worst, worst_f);
   // special values as glibc's (bitwise, NaN as NaN)
   using L = std::numeric_limits<double>;
   const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.0, 0x1p28, -0x1p28, 1e300,

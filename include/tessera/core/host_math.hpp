@@ -43,6 +43,9 @@ TESSERA_HD TESSERA_INLINE float pick(bool c, float y, float r) {
   const std::uint32_t m = std::uint32_t(0) - std::uint32_t(c);
   return random::math::from_bits((random::math::bits(y) & m) | (random::math::bits(r) & ~m));
 }
+/// pi and ln 2 rounded, pi's rounding error, pi / 2 rounded.
+inline constexpr double pi_hi = 3.14159265358979311600e+00, pi_lo = 1.22464679914735317720e-16;
+inline constexpr double half_pi = 1.57079632679489655800e+00, ln2 = 6.93147180559945286227e-01;
 /// x with the sign bit of s (x >= 0 or NaN).
 TESSERA_HD TESSERA_INLINE double with_sign_of(double x, double s) {
   return random::math::from_bits(random::math::bits(x) | (random::math::bits(s) & std::uint64_t(0x8000000000000000ull)));
@@ -342,7 +345,7 @@ TESSERA_HD TESSERA_INLINE void integer_parity(double y, bool& integer, bool& odd
 /// FMA, ln 2's own low part times x) through exp_dd. Within 1 ulp of the exact value, exact at
 /// the integers; +inf from 1024 on, gradual underflow down to -1075, 0 below, NaN for NaN.
 TESSERA_HD TESSERA_INLINE double exp2(double x) {
-  constexpr double ln2 = 6.93147180559945286227e-01, ln2_lo = 2.31904681384629955842e-17;
+  constexpr double ln2 = detail::ln2, ln2_lo = 2.31904681384629955842e-17;
   const double c = x < -1100.0 ? -1100.0 : (x > 1100.0 ? 1100.0 : x);  // (inf: clamped)
   const double zh = c * ln2;
   const double zl = detail::fmad(c, ln2, -zh) + c * ln2_lo;
@@ -608,6 +611,12 @@ TESSERA_HD TESSERA_INLINE double atanh(double x) {
 TESSERA_HD TESSERA_INLINE float atanh(float x) { return float(atanh(double(x))); }
 
 namespace detail {
+/// pi - (zh + zl) rounded once, for 0 <= zh <= pi (pi_hi - zh's rounding error carried with the
+/// low parts).
+TESSERA_HD TESSERA_INLINE double pi_minus(double zh, double zl) {
+  const double d = pi_hi - zh;
+  return d + (((pi_hi - d) - zh) + (pi_lo - zl));
+}
 /// atan(a + al) = zh + zl (a double-double) for a >= 0 (or NaN), al a small correction to a (a
 /// quotient's remainder; 0 for atan itself), added as al / (1 + a^2).
 TESSERA_HD TESSERA_INLINE void atan_core(double a, double al, double& zh, double& zl) {
@@ -621,7 +630,7 @@ TESSERA_HD TESSERA_INLINE void atan_core(double a, double al, double& zh, double
   const double s = pick(i3, 0.0, pick(i2, 1.0, pick(i1, 1.0, pick(i0, 2.0, 1.0))));
   const double capped = a < 0x1p1000 ? a : 0x1p1000;  // (0 * inf would be NaN)
   const double t = fmad(p, capped, q) / fmad(r, a, s);
-  const double ch = pick(i3, 1.57079632679489655800e+00,
+  const double ch = pick(i3, half_pi,
                          pick(i2, 9.82793723247329054082e-01,
                               pick(i1, 7.85398163397448278999e-01, pick(i0, 4.63647609000806093515e-01, 0.0))));
   const double cl = pick(i3, 6.12323399573676603587e-17,
@@ -672,8 +681,8 @@ TESSERA_HD TESSERA_INLINE float atan(float x) { return float(atan(double(x))); }
 TESSERA_HD TESSERA_INLINE double atan2(double y, double x) {
   using detail::fmad;
   using detail::pick;
-  constexpr double pi = 3.14159265358979311600e+00, pi_lo = 1.22464679914735317720e-16;
-  constexpr double half_pi = 1.57079632679489655800e+00, quarter_pi = 7.85398163397448278999e-01;
+  using detail::half_pi;
+  constexpr double quarter_pi = 7.85398163397448278999e-01;
   constexpr double three_quarters_pi = 2.35619449019234492885e+00;
   constexpr double inf = std::numeric_limits<double>::infinity();
   const double ax = __builtin_fabs(x), ay = __builtin_fabs(y);
@@ -683,9 +692,8 @@ TESSERA_HD TESSERA_INLINE double atan2(double y, double x) {
   const double tl = pick(regular, fmad(-t, ax, ay) / ax, 0.0);
   double zh, zl;
   detail::atan_core(pick(t == t, t, 0.0), tl, zh, zl);
-  const double d = pi - zh;  // pi - z: exact error of pi - zh (pi >= zh) carried with the lows
-  double r = pick(west, d + (((pi - d) - zh) + (pi_lo - zl)), zh + zl);
-  r = pick(ay == 0.0, pick(west, pi, 0.0), r);                        // (+-0, x)
+  double r = pick(west, detail::pi_minus(zh, zl), zh + zl);
+  r = pick(ay == 0.0, pick(west, detail::pi_hi, 0.0), r);             // (+-0, x)
   r = pick((ax == 0.0) & (ay != 0.0), half_pi, r);                    // (y, +-0)
   r = pick((ay == inf) & (ax < inf), half_pi, r);                     // (+-inf, finite)
   r = pick((ay == inf) & (ax == inf), pick(west, three_quarters_pi, quarter_pi), r);
@@ -748,14 +756,12 @@ TESSERA_HD TESSERA_INLINE double acos_radicand(double x) { return asin_radicand(
 /// (as double-doubles). Within 1 ulp of the exact value; pi / 2 at +-0, NaN beyond +-1 and for
 /// NaN.
 TESSERA_HD TESSERA_INLINE double acos_finish(double x, double root) {
-  constexpr double pi = 3.14159265358979311600e+00, pi_lo = 1.22464679914735317720e-16;
   const double a = __builtin_fabs(x);
   double wh, wl, zh, zl;
   detail::one_minus_square(a, wh, wl);
   detail::atan_ratio(root, detail::root_low(wh, wl, root), a, 0.0, zh, zl);
-  const double d = pi - zh;
-  double r = detail::pick(x < 0.0, d + (((pi - d) - zh) + (pi_lo - zl)), zh + zl);
-  r = detail::pick(a == 0.0, 1.57079632679489655800e+00, r);
+  double r = detail::pick(x < 0.0, detail::pi_minus(zh, zl), zh + zl);
+  r = detail::pick(a == 0.0, detail::half_pi, r);
   return detail::pick(x != x, x, r);
 }
 
@@ -775,7 +781,7 @@ TESSERA_HD TESSERA_INLINE double asinh_finish(double x, double root) {
   const double arg = detail::pick(large, a - 1.0,  // log1p(a - 1) = log a (a - 1 exact below 2^53)
                                   detail::pick(mid, (a + a - 1.0) + 1.0 / (root + a),
                                                a + (a * a) / (1.0 + root)));
-  const double r = log1p(arg) + detail::pick(large, 6.93147180559945286227e-01, 0.0);
+  const double r = log1p(arg) + detail::pick(large, detail::ln2, 0.0);
   return detail::pick(x != x, x, detail::with_sign_of(r, x));
 }
 TESSERA_HD TESSERA_INLINE double acosh_radicand(double x) {
@@ -799,7 +805,7 @@ TESSERA_HD TESSERA_INLINE double acosh_finish(double x, double root) {
                                   detail::pick(mid, (x + x - 1.0) - 1.0 / (x + root), ah));
   // log1p(ah + al) = log1p(ah) + al / (1 + ah) to first order (al: 0 above 2)
   const double corr = detail::pick(large | mid, 0.0, al / (1.0 + ah));
-  const double r = (log1p(arg) + corr) + detail::pick(large, 6.93147180559945286227e-01, 0.0);
+  const double r = (log1p(arg) + corr) + detail::pick(large, detail::ln2, 0.0);
   return detail::pick(x >= 1.0, r, std::numeric_limits<double>::quiet_NaN());  // (NaN: false)
 }
 
