@@ -59,17 +59,27 @@ TESSERA_HD TESSERA_INLINE float u24(std::uint32_t w) {
 TESSERA_HD TESSERA_INLINE float u32_open0(std::uint32_t w) {
   return math::fmad(float(std::int32_t(w >> 1)), 0x1p-31f, 0x1p-32f);
 }
+/// Box-Muller, double: squared radius -2 log u of a uniform u in (0, 1].
+TESSERA_HD TESSERA_INLINE double radius2_of(double u) { return -2.0 * math::log(u); }
 /// Box-Muller, double: squared radius -2 log u from words (a, b) (u in (0, 1], 53 bits).
 TESSERA_HD TESSERA_INLINE double radius2(std::uint32_t a, std::uint32_t b) {
-  return -2.0 * math::log(u53_open0(a, b));
+  return radius2_of(u53_open0(a, b));
 }
-/// Box-Muller, double: sine and cosine of the angle 2 pi v, v = c 2^-32 + (d >> 11) 2^-53,
-/// reduced exactly to (pi / 2) (q + f), f in [-1/2, 1/2).
+/// Box-Muller, double: the angle 2 pi v, v = c 2^-32 + (d >> 11) 2^-53, reduced exactly to
+/// (pi / 2) (q + f), q in 0..3, f in [-1/2, 1/2).
+TESSERA_HD TESSERA_INLINE void angle_quadrant(std::uint32_t c, std::uint32_t d, double& f,
+                                              std::uint32_t& q) {
+  const std::uint32_t k = (c + (1u << 29)) >> 30;
+  const std::int32_t rem = std::int32_t(c - (k << 30));
+  f = double(rem) * 0x1p-30 + double(std::int32_t(d >> 11)) * 0x1p-51;
+  q = k & 3u;
+}
+/// angle_quadrant's reduction, then its sine and cosine.
 TESSERA_HD TESSERA_INLINE void angle(std::uint32_t c, std::uint32_t d, double& s, double& co) {
-  const std::uint32_t q = (c + (1u << 29)) >> 30;
-  const std::int32_t rem = std::int32_t(c - (q << 30));
-  const double f = double(rem) * 0x1p-30 + double(std::int32_t(d >> 11)) * 0x1p-51;
-  math::sincos_quadrant(f, q & 3u, s, co);
+  double f;
+  std::uint32_t q;
+  angle_quadrant(c, d, f, q);
+  math::sincos_quadrant(f, q, s, co);
 }
 /// Box-Muller pair in double: radius from (a, b), angle from (c, d).
 TESSERA_HD TESSERA_INLINE void box_muller(std::uint32_t a, std::uint32_t b, std::uint32_t c,

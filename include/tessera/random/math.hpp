@@ -69,10 +69,12 @@ TESSERA_HD TESSERA_INLINE float sqrt(float x) { return ::sqrtf(x); }
 
 /// log(x) + adj log 2 (adj: an exponent adjustment, 0 for log(x)); x positive normal finite.
 TESSERA_HD TESSERA_INLINE double log_scaled(double x, std::int32_t adj) {
-  const std::uint64_t b = bits(x);
-  const std::uint64_t t = b - 0x3FE6A09E667F3BCDull;  // exponent of x / sqrt(1/2)
-  const std::int32_t e = std::int32_t(std::uint32_t(t >> 32)) >> 20;  // 32-bit ops vectorize on AVX2
-  const double m = from_bits(b - (std::uint64_t(std::int64_t(e)) << 52));
+  // t = bits(x) + bits(1) - bits(sqrt(1/2)): its top 12 bits are E = e + 1023, e the exponent
+  // of x / sqrt(1/2), and m = x 2^-e is t's mantissa bits under sqrt(1/2)'s. All in 64-bit lanes
+  // (shift, and, add): no narrowing to 32 bits and back, which cost permutes on AVX-512.
+  const std::uint64_t t = bits(x) + 0x00095F619980C433ull;
+  const std::uint64_t E = t >> 52;
+  const double m = from_bits(std::uint64_t((t & 0x000FFFFFFFFFFFFFull) + 0x3FE6A09E667F3BCDull));
   const double f = m - 1.0;
   const double s = f / (2.0 + f);
   const double z = s * s;
@@ -88,7 +90,8 @@ TESSERA_HD TESSERA_INLINE double log_scaled(double x, std::int32_t adj) {
   p = fmad(p, z, 1.0 / 3);
   const double s2 = s + s;
   const double lm = fmad(s2, z * p, s2);
-  const double ed = double(e + adj);
+  // e + adj exactly: 2^52 + E (E's bits under 2^52's) less 2^52 + 1023 - adj (both exact)
+  const double ed = from_bits(std::uint64_t(E | 0x4330000000000000ull)) - (0x1p52 + double(1023 - adj));
   return fmad(ed, 0.6931467056274414, fmad(ed, 4.7493250390316726e-07, lm));
 }
 TESSERA_HD TESSERA_INLINE double log(double x) { return log_scaled(x, 0); }

@@ -155,7 +155,31 @@ inline int batch_lanes(key k, std::uint32_t s0, std::uint32_t s1, const std::uin
       _mm256_storeu_si256((__m256i*)(w + j + u * lanes), _mm512_cvtepi64_epi32(c3[u]));
     }
   }
-  return j;
+  // The rest, eight blocks (or fewer, masked) at a time: the scalar block() of the caller cost
+  // about 5% of a 2000-element row of normals (8 of its 1000 blocks).
+  for (; j < n; j += lanes) {
+    const __mmask8 mask = n - j >= lanes ? __mmask8(0xFF) : __mmask8((1u << (n - j)) - 1);
+    __m512i c0 = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, lo + j));
+    __m512i c1 = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, hi + j));
+    __m512i c2 = _mm512_set1_epi64(std::int64_t(s0)), c3 = _mm512_set1_epi64(std::int64_t(s1));
+    std::uint32_t k0 = k.k0, k1 = k.k1;
+    for (int r = 0; r < rounds; ++r) {
+      const __m512i v0 = _mm512_set1_epi64(std::int64_t(k0)), v1 = _mm512_set1_epi64(std::int64_t(k1));
+      const __m512i p0 = _mm512_mul_epu32(c0, m0);
+      const __m512i p1 = _mm512_mul_epu32(c2, m1);
+      c0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1, v0, 0x96);
+      c1 = p1;
+      c2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3, v1, 0x96);
+      c3 = p0;
+      k0 += W0;
+      k1 += W1;
+    }
+    _mm512_mask_cvtepi64_storeu_epi32(x + j, mask, c0);
+    _mm512_mask_cvtepi64_storeu_epi32(y + j, mask, c1);
+    _mm512_mask_cvtepi64_storeu_epi32(z + j, mask, c2);
+    _mm512_mask_cvtepi64_storeu_epi32(w + j, mask, c3);
+  }
+  return n;
 }
 }  // namespace avx512
 TESSERA_ISA_END
