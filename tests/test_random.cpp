@@ -5,9 +5,11 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include <tessera/core/process_memory.hpp>
@@ -270,6 +272,46 @@ void check_pairs_match_elements(const X& x) {
   // Other strides cannot pair.
   CHECK(acc.line(bx.lo, 0, 3).pair_phase() == -1);
   CHECK(acc.line(bx.lo, 0, 4).pair_phase() == -1);
+}
+
+TEST_CASE("the normals' own log and quarter-turn sine/cosine are accurate", "[random][numerics]") {
+  // Against long double on uniforms as the normals draw them (math.hpp's minimax polynomials):
+  // log within 2.1 ulp (1.2e-18 approximation error; the rest is rounding, worst next to 1),
+  // sine and cosine of (pi / 2) (q + f) within 2.5e-16 absolute, and the Box-Muller radius,
+  // -2 log u with the scaling folded in, bitwise -2 log(u).
+  if (std::numeric_limits<long double>::digits < 64) {
+    WARN("skipped: long double is not wider than double here");
+    return;
+  }
+  const auto seed = testing::test_seed(2027);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  double worst_log = 0, worst_sin = 0, worst_cos = 0, at_log = 0;
+  int radius_mismatch = 0;
+  const long double half_pi = 1.570796326794896619231321691639751442L;
+  for (int i = 0; i < 2000000; ++i) {
+    const double u = tr::conv::u53_open0(std::uint32_t(rng()), std::uint32_t(rng()));
+    const double l = tr::math::log(u);
+    radius_mismatch += tr::conv::radius2_of(u) != -2.0 * l;
+    if (u != 1.0) {
+      const long double want = std::log((long double)u);
+      const double ulp = std::nextafter(std::fabs(double(want)), 1.0 / 0.0) - std::fabs(double(want));
+      const double e = double(std::fabs(l - want) / ulp);
+      if (e > worst_log) worst_log = e, at_log = u;
+    }
+    double f, s, c;
+    std::uint32_t q;
+    tr::conv::angle_quadrant(std::uint32_t(rng()), std::uint32_t(rng()), f, q);
+    tr::math::sincos_quadrant(f, q, s, c);
+    const long double a = half_pi * ((long double)f + q);
+    worst_sin = std::max(worst_sin, double(std::fabs(s - std::sin(a))));
+    worst_cos = std::max(worst_cos, double(std::fabs(c - std::cos(a))));
+  }
+  INFO("log worst " << worst_log << " ulp at " << at_log << "; sin " << worst_sin << ", cos " << worst_cos);
+  CHECK(worst_log <= 2.1);
+  CHECK(worst_sin <= 2.5e-16);
+  CHECK(worst_cos <= 2.5e-16);
+  CHECK(radius_mismatch == 0);
 }
 
 TEST_CASE("normal pairs (two elements per Box-Muller) equal per-element evaluation bitwise",

@@ -60,7 +60,7 @@ TESSERA_HD TESSERA_INLINE float u32_open0(std::uint32_t w) {
   return math::fmad(float(std::int32_t(w >> 1)), 0x1p-31f, 0x1p-32f);
 }
 /// Box-Muller, double: squared radius -2 log u of a uniform u in (0, 1].
-TESSERA_HD TESSERA_INLINE double radius2_of(double u) { return -2.0 * math::log(u); }
+TESSERA_HD TESSERA_INLINE double radius2_of(double u) { return math::log_scaled_times<-2>(u, 0); }
 /// Box-Muller, double: squared radius -2 log u from words (a, b) (u in (0, 1], 53 bits).
 TESSERA_HD TESSERA_INLINE double radius2(std::uint32_t a, std::uint32_t b) {
   return radius2_of(u53_open0(a, b));

@@ -93,20 +93,12 @@ struct normal_dist {
   // Host batch: stage 1 (vectorized) the squared radius and the sine/cosine of every pair,
   // stage 2 the square roots (vectorized via xsimd: gcc keeps sqrt scalar because of errno),
   // stage 3 the products. Same operations as element(), so bitwise the same values.
-  // Double: integer-heavy steps (words to uniform, angle reduction) and floating-point chains
-  // (log, sine/cosine polynomials) in loops of their own: 1.47 -> 1.24 ns per pair (Zen 5,
-  // AVX-512), the long fused loops kept the out-of-order window from overlapping iterations.
   void blocks(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
               const std::uint32_t* w, int nb, T* __restrict out, const site&) const {
     constexpr int ppb = epb / 2;  // pairs per block
     alignas(64) T r[ppb * (batch_size + 2)], c[ppb * (batch_size + 2)], s[ppb * (batch_size + 2)];
     if constexpr (ppb == 1) {
-      alignas(64) double f[batch_size + 2];
-      alignas(64) std::uint32_t q[batch_size + 2];
-      for (int j = 0; j < nb; ++j) r[j] = conv::u53_open0(x[j], y[j]);
-      for (int j = 0; j < nb; ++j) r[j] = conv::radius2_of(r[j]);
-      for (int j = 0; j < nb; ++j) conv::angle_quadrant(z[j], w[j], f[j], q[j]);
-      for (int j = 0; j < nb; ++j) math::sincos_quadrant(f[j], q[j], s[j], c[j]);
+      radius2_and_angle(x, y, z, w, nb, r, s, c);
     } else {
       for (int j = 0; j < nb; ++j) {
         r[2 * j] = conv::radius2(x[j]);
@@ -126,19 +118,33 @@ struct normal_dist {
   void lanes(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
              const std::uint32_t* w, const std::uint64_t* idx, int n, T* __restrict out) const {
     alignas(64) T r[batch_size + 2], c[batch_size + 2], s[batch_size + 2];
-    for (int k = 0; k < n; ++k) {
-      if constexpr (epb == 2) {
-        r[k] = conv::radius2(x[k], y[k]);
-      } else {
+    if constexpr (epb == 2) {
+      radius2_and_angle(x, y, z, w, n, r, s, c);
+    } else {
+      for (int k = 0; k < n; ++k) {
         const bool hi = idx[k] & 2u;
         r[k] = conv::radius2(hi ? z[k] : x[k]);
         conv::angle(hi ? w[k] : y[k], s[k], c[k]);
       }
     }
-    if constexpr (epb == 2)
-      for (int k = 0; k < n; ++k) conv::angle(z[k], w[k], s[k], c[k]);
     detail::sqrt_inplace(r, n);
     for (int k = 0; k < n; ++k) out[k] = map(r[k] * (idx[k] & 1u ? s[k] : c[k]));
+  }
+
+ private:
+  // Double batches, pair j from words (x, y, z, w)[j]: the squared radius r[j] and the sine
+  // and cosine of the angle, as box_muller's steps. The integer-heavy steps (words to uniform,
+  // angle reduction) and the floating-point chains (log, sine/cosine polynomials) run as loops of
+  // their own: one loop per pair had kept the out-of-order window from overlapping iterations
+  // (1.47 -> 1.24 ns per pair, Zen 5, AVX-512).
+  static void radius2_and_angle(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
+                                const std::uint32_t* w, int n, double* r, double* s, double* c) {
+    alignas(64) double f[batch_size + 2];
+    alignas(64) std::uint32_t q[batch_size + 2];
+    for (int j = 0; j < n; ++j) r[j] = conv::u53_open0(x[j], y[j]);
+    for (int j = 0; j < n; ++j) r[j] = conv::radius2_of(r[j]);
+    for (int j = 0; j < n; ++j) conv::angle_quadrant(z[j], w[j], f[j], q[j]);
+    for (int j = 0; j < n; ++j) math::sincos_quadrant(f[j], q[j], s[j], c[j]);
   }
 };
 

@@ -65,10 +65,17 @@ TESSERA_HD TESSERA_INLINE float sqrt(float x) { return ::sqrtf(x); }
 
 // ---- natural logarithm of a positive normal finite x ---------------------------------------
 // x = 2^e m, m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172:
-// the odd series to s^21 (double) / s^11 (float) is below half an ulp.
+// 2 s + 2 s z p(z), z = s^2, p the minimax polynomial of degree 6 for (atanh(s) / s - 1) / z
+// (relative error 1.2e-18 before rounding; Remez, docs/random.md) for double; the odd series
+// to s^11 for float.
 
-/// log(x) + adj log 2 (adj: an exponent adjustment, 0 for log(x)); x positive normal finite.
-TESSERA_HD TESSERA_INLINE double log_scaled(double x, std::int32_t adj) {
+/// k (log(x) + adj log 2) for k = 1 or -2 (adj: an exponent adjustment, 0 for log(x)); x
+/// positive normal finite. k = -2 is Box-Muller's squared radius: the scaling is folded into the
+/// last steps, where it is exact, so the value is bitwise -2 log_scaled(x, adj), one multiply
+/// fewer.
+template <int K>
+TESSERA_HD TESSERA_INLINE double log_scaled_times(double x, std::int32_t adj) {
+  static_assert(K == 1 || K == -2);
   // t = bits(x) + bits(1) - bits(sqrt(1/2)): its top 12 bits are E = e + 1023, e the exponent
   // of x / sqrt(1/2), and m = x 2^-e is t's mantissa bits under sqrt(1/2)'s. All in 64-bit lanes
   // (shift, and, add): no narrowing to 32 bits and back, which cost permutes on AVX-512.
@@ -78,21 +85,23 @@ TESSERA_HD TESSERA_INLINE double log_scaled(double x, std::int32_t adj) {
   const double f = m - 1.0;
   const double s = f / (2.0 + f);
   const double z = s * s;
-  double p = 1.0 / 21;
-  p = fmad(p, z, 1.0 / 19);
-  p = fmad(p, z, 1.0 / 17);
-  p = fmad(p, z, 1.0 / 15);
-  p = fmad(p, z, 1.0 / 13);
-  p = fmad(p, z, 1.0 / 11);
-  p = fmad(p, z, 1.0 / 9);
-  p = fmad(p, z, 1.0 / 7);
-  p = fmad(p, z, 1.0 / 5);
-  p = fmad(p, z, 1.0 / 3);
+  double p = 0.07397974850291429;
+  p = fmad(p, z, 0.07657025276056356);
+  p = fmad(p, z, 0.09091782163059837);
+  p = fmad(p, z, 0.11111099286592262);
+  p = fmad(p, z, 0.1428571437119381);
+  p = fmad(p, z, 0.19999999999707338);
+  p = fmad(p, z, 0.3333333333333367);
   const double s2 = s + s;
-  const double lm = fmad(s2, z * p, s2);
+  const double sk = K == 1 ? s2 : -(s2 + s2);  // k 2 s, exact
+  const double lm = fmad(sk, z * p, sk);
   // e + adj exactly: 2^52 + E (E's bits under 2^52's) less 2^52 + 1023 - adj (both exact)
   const double ed = from_bits(std::uint64_t(E | 0x4330000000000000ull)) - (0x1p52 + double(1023 - adj));
-  return fmad(ed, 0.6931467056274414, fmad(ed, 4.7493250390316726e-07, lm));
+  return fmad(ed, K * 0.6931467056274414, fmad(ed, K * 4.7493250390316726e-07, lm));
+}
+/// log(x) + adj log 2; x positive normal finite.
+TESSERA_HD TESSERA_INLINE double log_scaled(double x, std::int32_t adj) {
+  return log_scaled_times<1>(x, adj);
 }
 TESSERA_HD TESSERA_INLINE double log(double x) { return log_scaled(x, 0); }
 
@@ -184,28 +193,27 @@ TESSERA_HD TESSERA_INLINE float exp(float x) {
 }
 
 // ---- sine and cosine of a fraction of a turn -------------------------------------------------
-// angle = (pi / 2) (q + f), q in 0..3 the quadrant, f in [-1/2, 1/2] exact: Taylor series of
-// sin(pi f / 2) to f^17 and cos(pi f / 2) to f^16 (double), f^9 / f^10 (float).
+// angle = (pi / 2) (q + f), q in 0..3 the quadrant, f in [-1/2, 1/2] exact: sin(pi f / 2) =
+// f P(z) and cos(pi f / 2) = 1 + z Q(z), z = f^2, P and Q the minimax polynomials of degree 6
+// (relative errors 3.3e-18 and 3.9e-20 before rounding; Remez, docs/random.md) for double; the
+// Taylor series to f^9 / f^10 for float.
 
 TESSERA_HD TESSERA_INLINE void sincos_quadrant(double f, std::uint32_t q, double& s, double& c) {
   const double z = f * f;
-  double ps = 6.0669357311061955e-12;
-  ps = fmad(ps, z, -6.688035109811468e-10);
-  ps = fmad(ps, z, 5.692172921967927e-08);
-  ps = fmad(ps, z, -3.598843235212085e-06);
-  ps = fmad(ps, z, 0.00016044118478735983);
-  ps = fmad(ps, z, -0.004681754135318688);
-  ps = fmad(ps, z, 0.07969262624616705);
-  ps = fmad(ps, z, -0.6459640975062463);
+  double ps = 5.6337210129122454e-08;
+  ps = fmad(ps, z, -3.5986417544520816e-06);
+  ps = fmad(ps, z, 0.00016044115029165178);
+  ps = fmad(ps, z, -0.004681754132282418);
+  ps = fmad(ps, z, 0.07969262624603957);
+  ps = fmad(ps, z, -0.6459640975062443);
   ps = fmad(ps, z, 1.5707963267948966);
   const double sp = ps * f;
-  double pc = 6.565963114979473e-11;
-  pc = fmad(pc, z, -6.386603083791852e-09);
-  pc = fmad(pc, z, 4.710874778818172e-07);
-  pc = fmad(pc, z, -2.5202042373060607e-05);
-  pc = fmad(pc, z, 0.0009192602748394266);
-  pc = fmad(pc, z, -0.02086348076335296);
-  pc = fmad(pc, z, 0.25366950790104803);
+  double pc = -6.321202059033249e-09;
+  pc = fmad(pc, z, 4.710609669257883e-07);
+  pc = fmad(pc, z, -2.5202036788285655e-05);
+  pc = fmad(pc, z, 0.0009192602741910664);
+  pc = fmad(pc, z, -0.02086348076331257);
+  pc = fmad(pc, z, 0.2536695079010468);
   pc = fmad(pc, z, -1.2337005501361697);
   const double cp = fmad(pc, z, 1.0);
   const bool swap = q & 1u;
