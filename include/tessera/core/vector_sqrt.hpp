@@ -27,14 +27,22 @@ namespace detail {
 // Square roots over vector lanes at each host level (gcc keeps a scalar sqrt in loops because
 // of errno): the level in use picks one, so a plain x86-64 build gets AVX-512 square roots.
 TESSERA_ISA_BEGIN_AVX512
+// (the masked forms with every lane set: GCC 12's _mm512_sqrt_pd passes an "undefined" vector
+// that -Wuninitialized reports once these loops are inlined with a constant n)
 inline int sqrt_lanes_avx512(double* p, int n) {
   int k = 0;
-  for (; k + 8 <= n; k += 8) _mm512_storeu_pd(p + k, _mm512_sqrt_pd(_mm512_loadu_pd(p + k)));
+  for (; k + 8 <= n; k += 8) {
+    const __m512d v = _mm512_loadu_pd(p + k);
+    _mm512_storeu_pd(p + k, _mm512_mask_sqrt_pd(v, __mmask8(0xFF), v));
+  }
   return k;
 }
 inline int sqrt_lanes_avx512(float* p, int n) {
   int k = 0;
-  for (; k + 16 <= n; k += 16) _mm512_storeu_ps(p + k, _mm512_sqrt_ps(_mm512_loadu_ps(p + k)));
+  for (; k + 16 <= n; k += 16) {
+    const __m512 v = _mm512_loadu_ps(p + k);
+    _mm512_storeu_ps(p + k, _mm512_mask_sqrt_ps(v, __mmask16(0xFFFF), v));
+  }
   return k;
 }
 TESSERA_ISA_END

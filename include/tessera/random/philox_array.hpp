@@ -96,6 +96,11 @@ constexpr void explain_distribution() {
 template <class D>
 concept has_blocks = requires(const D& d, const std::uint32_t* p, typename D::value_type* o,
                               const site& s) { d.blocks(p, p, p, p, 1, o, s); };
+/// Optional with pairs_two_apart: blocks_two_apart(x, y, z, w, nb, out, first) fills what blocks
+/// fills, in array order (each group of four elements with its middle two exchanged).
+template <class D>
+concept has_blocks_two_apart = requires(const D& d, const std::uint32_t* p, typename D::value_type* o,
+                                        const site& s) { d.blocks_two_apart(p, p, p, p, 1, o, s); };
 template <class D>
 concept has_lanes = requires(const D& d, const std::uint32_t* p, const std::uint64_t* i,
                              typename D::value_type* o) { d.lanes(p, p, p, p, i, 1, o); };
@@ -175,10 +180,18 @@ struct philox_array {
           skip = int(std::uint64_t(flat0) - i0);
           len = (skip + m + 3) & ~3;
         }
-        fill_contiguous(i0, bstride, len, len == m ? out : r);
         value_type* v = len == m ? out : r;
-        if (dflat == 1 && two_apart)
-          for (int q = 0; q < len; q += 4) std::swap(v[q + 1], v[q + 2]);
+        if (dflat == 1 && two_apart) {
+          // whole groups of four from a group boundary: straight into array order when D can
+          if constexpr (detail::has_blocks_two_apart<D>) {
+            fill_contiguous<true>(i0, 1, len, v);
+          } else {
+            fill_contiguous(i0, 1, len, v);
+            for (int q = 0; q < len; q += 4) std::swap(v[q + 1], v[q + 2]);
+          }
+        } else {
+          fill_contiguous(i0, bstride, len, v);
+        }
         if (len != m) std::copy(r + skip, r + skip + m, out);
       } else {
         fill_lanes(std::uint64_t(flat0), std::uint64_t(dflat), m, out);
@@ -193,7 +206,9 @@ struct philox_array {
   static constexpr bool stride2_blocks = two_apart && epb == 2 && detail::has_blocks<D>;
 
   /// D's elements i0, i0 + 1, ..., i0 + n - 1 (bstride 1), or, with bstride 2 (epb 2), the n
-  /// elements from i0 on of blocks i0 / 2, i0 / 2 + 2, i0 / 2 + 4, ...
+  /// elements from i0 on of blocks i0 / 2, i0 / 2 + 2, i0 / 2 + 4, ... With ArrayOrder (D has
+  /// blocks_two_apart; i0 and n multiples of 4, bstride 1): the same elements in array order.
+  template <bool ArrayOrder = false>
   void fill_contiguous(std::uint64_t i0, int bstride, int n, value_type* out) const {
     const std::uint64_t b0 = i0 / epb;
     const int skip = int(i0 - b0 * epb);
@@ -207,7 +222,9 @@ struct philox_array {
     }
     philox::batch(key, stream, lo, hi, nb, x, y, z, w);
     const site first{key, stream, b0 * epb};
-    if constexpr (detail::has_blocks<D>) {
+    if constexpr (ArrayOrder) {
+      dist.blocks_two_apart(x, y, z, w, nb, out, first);
+    } else if constexpr (detail::has_blocks<D>) {
       const bool aligned = skip == 0 && nb * epb == n;  // aligned: write straight into out
       alignas(64) value_type r[max_blocks * epb];
       dist.blocks(x, y, z, w, nb, aligned ? out : r, first);
