@@ -66,8 +66,8 @@ TESSERA_HD TESSERA_INLINE float sqrt(float x) { return ::sqrtf(x); }
 // ---- natural logarithm of a positive normal finite x ---------------------------------------
 // x = 2^e m, m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172:
 // 2 s + 2 s z p(z), z = s^2, p the minimax polynomial of degree 6 for (atanh(s) / s - 1) / z
-// (relative error 1.2e-18 before rounding; Remez, docs/random.md) for double; the odd series
-// to s^11 for float.
+// (relative error 1.2e-18 before rounding; scripts/minimax_coefficients.py) for double; the odd
+// series to s^11 for float.
 
 /// k (log(x) + adj log 2) for k = 1 or -2 (adj: an exponent adjustment, 0 for log(x)); x
 /// positive normal finite. k = -2 is Box-Muller's squared radius: the scaling is folded into the
@@ -195,8 +195,8 @@ TESSERA_HD TESSERA_INLINE float exp(float x) {
 // ---- sine and cosine of a fraction of a turn -------------------------------------------------
 // angle = (pi / 2) (q + f), q in 0..3 the quadrant, f in [-1/2, 1/2] exact: sin(pi f / 2) =
 // f P(z) and cos(pi f / 2) = 1 + z Q(z), z = f^2, P and Q the minimax polynomials of degree 6
-// (relative errors 3.3e-18 and 3.9e-20 before rounding; Remez, docs/random.md) for double; the
-// Taylor series to f^9 / f^10 for float.
+// (relative errors 3.3e-18 and 3.9e-20 before rounding; scripts/minimax_coefficients.py) for
+// double; the Taylor series to f^9 / f^10 for float.
 
 TESSERA_HD TESSERA_INLINE void sincos_quadrant(double f, std::uint32_t q, double& s, double& c) {
   const double z = f * f;
