@@ -94,11 +94,19 @@ TESSERA_HD TESSERA_INLINE void box_muller(std::uint32_t a, std::uint32_t b, std:
 TESSERA_HD TESSERA_INLINE float radius2(std::uint32_t a) {
   return -2.0f * math::log(u32_open0(a));
 }
-/// Box-Muller, float: sine and cosine of 2 pi b 2^-32 (30 bits of fraction after reduction).
+/// Box-Muller, float: the angle 2 pi b 2^-32 reduced exactly to (pi / 2) (q + f), q in 0..3,
+/// f in [-1/2, 1/2) (30 bits of fraction).
+TESSERA_HD TESSERA_INLINE void angle_quadrant(std::uint32_t b, float& f, std::uint32_t& q) {
+  const std::uint32_t k = (b + (1u << 29)) >> 30;
+  f = float(std::int32_t(b - (k << 30))) * 0x1p-30f;
+  q = k & 3u;
+}
+/// Box-Muller, float: sine and cosine of 2 pi b 2^-32.
 TESSERA_HD TESSERA_INLINE void angle(std::uint32_t b, float& s, float& co) {
-  const std::uint32_t q = (b + (1u << 29)) >> 30;
-  const std::int32_t rem = std::int32_t(b - (q << 30));
-  math::sincos_quadrant(float(rem) * 0x1p-30f, q & 3u, s, co);
+  float f;
+  std::uint32_t q;
+  angle_quadrant(b, f, q);
+  math::sincos_quadrant(f, q, s, co);
 }
 /// Box-Muller pair in float: radius from a, angle from b.
 TESSERA_HD TESSERA_INLINE void box_muller(std::uint32_t a, std::uint32_t b, float& z0,

@@ -128,14 +128,19 @@ struct normal_dist {
     alignas(64) T r[ppb * (batch_size + 2)], c[ppb * (batch_size + 2)], s[ppb * (batch_size + 2)];
     if constexpr (ppb == 1) {
       radius_and_angle(x, y, z, w, nb, r, s, c);
-    } else {
+    } else {  // float: pairs 2j, 2j + 1 from words (x, y), (z, w) of block j, split as double's
+      alignas(64) float f[2 * (batch_size + 2)];
+      alignas(64) std::uint32_t q[2 * (batch_size + 2)];
       for (int j = 0; j < nb; ++j) {
-        r[2 * j] = conv::radius2(x[j]);
-        conv::angle(y[j], s[2 * j], c[2 * j]);
-        r[2 * j + 1] = conv::radius2(z[j]);
-        conv::angle(w[j], s[2 * j + 1], c[2 * j + 1]);
+        r[2 * j] = conv::u32_open0(x[j]);
+        r[2 * j + 1] = conv::u32_open0(z[j]);
       }
-      detail::sqrt_inplace(r, 2 * nb);
+      for (int p = 0; p < 2 * nb; ++p) r[p] = -2.0f * math::log(r[p]);
+      for (int j = 0; j < nb; ++j) {
+        conv::angle_quadrant(y[j], f[2 * j], q[2 * j]);
+        conv::angle_quadrant(w[j], f[2 * j + 1], q[2 * j + 1]);
+      }
+      sincos_and_roots(f, q, 2 * nb, r, s, c);
     }
     const int np = ppb * nb;
     if constexpr (ArrayOrder) {  // pairs p, p + 1 (p even) fill a group of four: c c s s
@@ -165,6 +170,12 @@ struct normal_dist {
     for (int j = 0; j < n; ++j) r[j] = conv::u53_open0(x[j], y[j]);
     for (int j = 0; j < n; ++j) r[j] = conv::radius2_of(r[j]);
     for (int j = 0; j < n; ++j) conv::angle_quadrant(z[j], w[j], f[j], q[j]);
+    sincos_and_roots(f, q, n, r, s, c);
+  }
+  /// s[j], c[j] = the sine and cosine of quarter turns (f[j], q[j]), and r[j] = sqrt(r[j]), j < n:
+  /// 32 at a time, the roots (the divide/square-root unit) beside the polynomials.
+  template <class F>
+  static void sincos_and_roots(const F* f, const std::uint32_t* q, int n, F* r, F* s, F* c) {
     constexpr int piece = 32;
     int j0 = 0;
     for (; j0 + piece <= n; j0 += piece) {
