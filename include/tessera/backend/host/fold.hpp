@@ -106,7 +106,7 @@ void fold_box(const Op& op, const Acc& acc, const box& b, const reduce_spec& spe
   using T = typename Op::input_type;
   const int r = b.rank();
   if (r == 0) {
-    op.add(part[0], T(element_at(acc, b.lo)), 0);
+    op.add(part[0], T(acc.line(b.lo, -1, 0)(0)), 0);  // host code: not element_at (HD)
     return;
   }
   run_host_kernel<dispatched_kernel<Acc>>([&] {
