@@ -90,9 +90,10 @@ struct normal_dist {
     a = map(z0);
     b = map(z1);
   }
-  // Host batch: stage 1 (vectorized) the squared radius and the sine/cosine of every pair,
-  // stage 2 the square roots (vectorized via xsimd: gcc keeps sqrt scalar because of errno),
-  // stage 3 the products. Same operations as element(), so bitwise the same values.
+  // Host batch: the squared radius and the sine/cosine of every pair, the square roots (on the
+  // level's vector lanes, core/vector_sqrt.hpp: gcc keeps sqrt scalar because of errno), then
+  // the products (radius_and_angle below). Same operations as element(), so bitwise the same
+  // values.
   void blocks(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
               const std::uint32_t* w, int nb, T* __restrict out, const site& first) const {
     blocks_in<false>(x, y, z, w, nb, out, first);

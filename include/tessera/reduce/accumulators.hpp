@@ -61,7 +61,7 @@ struct compensated {
 
 /// t[0] = t[0] + ... + t[2H - 1] as a tree: halves folded, t[k] += t[k + H], then H / 2, ...
 /// Constant bounds: each level is straight-line vector code (the variable-bound loops this
-/// replaces cost 0.13 ns per element of a 256-element batch, Zen 5; now 0.03).
+/// replaces cost 0.13 ns per element of a 256-element batch, Zen 5; now 0.05).
 template <index_t H>
 TESSERA_INLINE void pairwise_halves(double* t) {
   for (index_t k = 0; k < H; ++k) t[k] += t[k + H];
