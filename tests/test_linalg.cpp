@@ -253,6 +253,7 @@ TEMPLATE_TEST_CASE("svd special shapes and inputs", "[linalg][svd]", TESSERA_TES
     auto d = testing::random_data<double>(rng, {333, 9});
     auto x = ts::from_xtensor(d, ts::chunks_t{ts::detail::regular(333, 10), {4, 5}});
     ts::linalg::tsqr_options opt;
+    opt.method = ts::linalg::tsqr_method::householder;  // the Householder paths themselves
     opt.fanin = 2;
     check_svd(d, x, pol, ts::linalg::svd(x, pol, opt));
     check_qr(d, x, pol, ts::linalg::tsqr(x, pol, opt));
@@ -261,6 +262,7 @@ TEMPLATE_TEST_CASE("svd special shapes and inputs", "[linalg][svd]", TESSERA_TES
     auto d = testing::random_data<double>(rng, {500, 7});
     auto x = ts::from_xtensor(d, ts::chunks_t{{130, 170, 200}, {3, 4}});
     ts::linalg::tsqr_options opt;
+    opt.method = ts::linalg::tsqr_method::householder;  // the Householder paths themselves
     opt.leaf_rows = 20;
     check_svd(d, x, pol, ts::linalg::svd(x, pol, opt));
     check_qr(d, x, pol, ts::linalg::qr(x, pol, opt));
@@ -272,6 +274,7 @@ TEMPLATE_TEST_CASE("svd special shapes and inputs", "[linalg][svd]", TESSERA_TES
     auto d = testing::random_data<double>(rng, {260, 11});
     auto x = ts::from_xtensor(d, ts::chunks_t{{60, 60, 60, 80}, {11}});
     ts::linalg::tsqr_options opt;
+    opt.method = ts::linalg::tsqr_method::householder;  // the Householder paths themselves
     opt.tree = false;
     check_svd(d, x, pol, ts::linalg::svd(x, pol, opt));
     check_qr(d, x, pol, ts::linalg::qr(x, pol, opt));
@@ -323,6 +326,108 @@ TEMPLATE_TEST_CASE("qr and tsqr: Q R = A, Q orthonormal", "[linalg][qr]", TESSER
       auto x = ts::from_xtensor(d, c.chunks);
       check_qr(d, x, pol, ts::linalg::tsqr(x, pol));
     }
+  }
+}
+
+namespace {
+
+/// max |Q'Q - I| of a column-major-agnostic xtensor Q (m x k), the max-norm of Q R - A relative
+/// to max |A|, and whether every diagonal element of R is positive.
+struct qr_quality {
+  double orth = 0, resid = 0;
+  bool positive_diagonal = true;
+};
+
+qr_quality measure_qr(const xt::xarray<double>& a, const xt::xarray<double>& q, const xt::xarray<double>& r) {
+  qr_quality out;
+  const std::size_t m = a.shape()[0], n = a.shape()[1], k = q.shape()[1];
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) {
+      double s = 0;
+      for (std::size_t t = 0; t < m; ++t) s += q(t, i) * q(t, j);
+      out.orth = std::max(out.orth, std::abs(s - (i == j ? 1.0 : 0.0)));
+    }
+  double big = 0, e = 0;
+  for (std::size_t t = 0; t < m; ++t)
+    for (std::size_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (std::size_t i = 0; i <= std::min(j, k - 1); ++i) s += q(t, i) * r(i, j);
+      e = std::max(e, std::abs(s - a(t, j)));
+      big = std::max(big, std::abs(a(t, j)));
+    }
+  out.resid = e / big;
+  for (std::size_t i = 0; i < k; ++i) out.positive_diagonal = out.positive_diagonal && r(i, i) > 0;
+  return out;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("TSQR: CholeskyQR2 where A is well conditioned, Householder where it is not",
+                   "[linalg][tsqr]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(9092);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> nd;
+  const ts::index_t m = 3000 + ts::index_t(rng() % 2000), n = 24 + ts::index_t(rng() % 40);
+  const ts::index_t c = 300 + ts::index_t(rng() % 700);
+  INFO("seed " << seed << " m " << m << " n " << n << " row chunk " << c);
+  xt::xarray<double> g = xt::empty<double>({std::size_t(m), std::size_t(n)});
+  for (auto& v : g) v = nd(rng);
+  // Columns scaled from 1 down to 10^-decades: cond(A) about 10^decades.
+  auto scaled = [&](double decades) {
+    xt::xarray<double> a = g;
+    for (std::size_t j = 0; j < std::size_t(n); ++j) {
+      const double f = std::pow(10.0, -decades * double(j) / double(n - 1));
+      for (std::size_t i = 0; i < std::size_t(m); ++i) a(i, j) *= f;
+    }
+    return a;
+  };
+  auto run = [&](const xt::xarray<double>& a, ts::linalg::tsqr_method method) {
+    auto x = ts::from_xtensor(a, ts::chunks_t{ts::detail::regular(m, c), {n}});
+    ts::linalg::tsqr_options opt;
+    opt.method = method;
+    auto [q, r] = ts::linalg::tsqr(x, pol, opt);
+    xt::xarray<double> qc = ts::compute(q, pol), rc = ts::compute(r, pol);
+    return measure_qr(a, qc, rc);
+  };
+  for (double decades : {0.0, 5.0}) {  // CholeskyQR2 (R's diagonal positive by construction)
+    INFO("cond about 1e" << decades);
+    const auto a = scaled(decades);
+    const qr_quality chol = run(a, ts::linalg::tsqr_method::automatic);
+    CHECK(chol.positive_diagonal);
+    CHECK(chol.orth <= 1e-13 * double(n));
+    CHECK(chol.resid <= 1e-13 * double(n));
+    // Householder on request: geqrf's R has diagonal elements of both signs on random input
+    const qr_quality house = run(a, ts::linalg::tsqr_method::householder);
+    CHECK_FALSE(house.positive_diagonal);
+    CHECK(house.orth <= 1e-13 * double(n));
+    CHECK(house.resid <= 1e-13 * double(n));
+  }
+  {  // cond about 1e12: CholeskyQR2's test fails and Householder TSQR runs instead
+    const auto a = scaled(12.0);
+    const qr_quality q = run(a, ts::linalg::tsqr_method::automatic);
+    CHECK_FALSE(q.positive_diagonal);
+    CHECK(q.orth <= 1e-13 * double(n));
+    CHECK(q.resid <= 1e-13 * double(n));
+  }
+  {  // rank deficient (a zero column): the Cholesky factorization fails, Householder runs
+    xt::xarray<double> a = g;
+    for (std::size_t i = 0; i < std::size_t(m); ++i) a(i, 3) = 0;
+    const qr_quality q = run(a, ts::linalg::tsqr_method::automatic);
+    CHECK(q.resid <= 1e-13 * double(n));
+  }
+  {  // the SVD through CholeskyQR2 at cond about 1e5 meets the LAPACK-reference bounds
+    const auto a = scaled(5.0);
+    auto x = ts::from_xtensor(a, ts::chunks_t{ts::detail::regular(m, c), {n}});
+    check_svd(a, x, pol, ts::linalg::svd(x, pol));
+  }
+  if constexpr (std::is_same_v<TestType, ts::host>) {
+    // Every sum runs in block order: 1 and 2 threads give the same bits
+    const auto a = scaled(3.0);
+    auto x = ts::from_xtensor(a, ts::chunks_t{ts::detail::regular(m, c), {n}});
+    xt::xarray<double> q1 = ts::compute(ts::linalg::tsqr(x, ts::host{.threads = 1}).q);
+    xt::xarray<double> q2 = ts::compute(ts::linalg::tsqr(x, ts::host{.threads = 2}).q);
+    CHECK(std::equal(q1.begin(), q1.end(), q2.begin(), q2.end()));
   }
 }
 

@@ -59,8 +59,9 @@ svd_result<T> transposed(const svd_result<T>& t, const P& pol) {
 /// How ts::linalg's TSQR factors the row blocks.
 ///   automatic:   ts::cuda tries CholeskyQR2 (two Gram-matrix passes through cuBLAS: R' R = A' A,
 ///                Q1 = A R^-1, repeated once on Q1) and falls back to Householder TSQR when A is
-///                too ill-conditioned for it (linalg.md, "CholeskyQR2 on the device"); the other
-///                backends use Householder TSQR.
+///                too ill-conditioned for it (linalg.md, "CholeskyQR2 on the device"); ts::host
+///                does the same with OpenBLAS (linalg/cholesky_qr2.hpp); ts::mpi and
+///                svd_compressed's inner QR use Householder TSQR.
 ///   householder: Householder TSQR (geqrf per row block, the R factors stacked) everywhere.
 enum class tsqr_method { automatic, householder };
 

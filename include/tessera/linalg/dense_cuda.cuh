@@ -233,6 +233,7 @@ template <>
 struct dense<cuda> {
   // --- execution ------------------------------------------------------------------------------
   static constexpr bool tree_path = false;
+  static constexpr bool cholesky_qr2 = false;  // the device runs its own (tsqr_cuda.cuh)
   static int concurrency(const cuda& pol) {
     return int(tessera::detail::cuda_backend::policy_devices(pol).size()) * pol.streams_per_device;
   }

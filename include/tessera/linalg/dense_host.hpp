@@ -18,6 +18,9 @@
 //   dense<P>::qr_explicit(m, n, a, r)           a (m x n, ld m) := Q (m x min(m, n)), r := R
 //   dense<P>::threads_guard(n)                  RAII: the library's own thread count
 //   dense<P>::tpqrt / tpmqrt                    host only, when tree_path (below) is true
+//   dense<P>::syrk / potrf / trtri / trsm / trmm
+//                                               host only, when cholesky_qr2 (below) is true:
+//                                               the upper triangle in every one of them
 //
 // and the execution pieces the algorithms are written against:
 //
@@ -28,6 +31,8 @@
 //                                               row-major host buffer (on the backend)
 //   dense<P>::host_side(pol)                    host policy for small host-side work
 //   dense<P>::tree_path                         TSQR may use the tpqrt merge tree
+//   dense<P>::cholesky_qr2                      TSQR may use the host CholeskyQR2
+//                                               (linalg/cholesky_qr2.hpp)
 //
 // All matrices are column-major (LAPACK's layout), T is float or double; pointers are host
 // memory for every backend.
@@ -63,6 +68,7 @@ template <>
 struct dense<host> {
   // --- execution ------------------------------------------------------------------------------
   static constexpr bool tree_path = true;
+  static constexpr bool cholesky_qr2 = true;
   static int concurrency(const host& pol) { return pol.concurrency(); }
   static const host& host_side(const host& pol) { return pol; }
   template <class F>
@@ -234,6 +240,65 @@ struct dense<host> {
       info = LAPACKE_sgesvd(LAPACK_COL_MAJOR, 'S', 'S', lapack_int(m), lapack_int(n), a, li(lda),
                             s, u, li(ldu), vt, li(ldvt), superb.data());
     check(info, "gesvd");
+  }
+
+  // --- Cholesky and triangular kernels (the upper triangle throughout) --------------------------
+  /// The upper triangle of c (n x n) = a a', a column-major n x k (a row-major k x n block is
+  /// its transpose: c is then the block's Gram matrix). The strict lower triangle is untouched.
+  template <class T>
+  static void syrk(index_t n, index_t k, const T* a, index_t lda, T* c, index_t ldc) {
+    if (n == 0) return;
+    if constexpr (std::is_same_v<T, double>)
+      cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, int(n), int(k), 1.0, a, int(li(lda)), 0.0, c,
+                  int(li(ldc)));
+    else
+      cblas_ssyrk(CblasColMajor, CblasUpper, CblasNoTrans, int(n), int(k), 1.0f, a, int(li(lda)), 0.0f, c,
+                  int(li(ldc)));
+  }
+  /// Cholesky factor a = R' R in place (the upper triangle read and overwritten). Returns
+  /// LAPACK's info: 0, or the order of the first leading minor that is not positive definite.
+  template <class T>
+  static lapack_int potrf(index_t n, T* a, index_t lda) {
+    lapack_int info;
+    if constexpr (std::is_same_v<T, double>)
+      info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', lapack_int(n), a, li(lda));
+    else
+      info = LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'U', lapack_int(n), a, li(lda));
+    if (info < 0) check(info, "potrf");
+    return info;
+  }
+  /// The inverse of the upper-triangular a in place. Returns info (> 0: a zero diagonal entry).
+  template <class T>
+  static lapack_int trtri(index_t n, T* a, index_t lda) {
+    lapack_int info;
+    if constexpr (std::is_same_v<T, double>)
+      info = LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'U', 'N', lapack_int(n), a, li(lda));
+    else
+      info = LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'U', 'N', lapack_int(n), a, li(lda));
+    if (info < 0) check(info, "trtri");
+    return info;
+  }
+  /// b (m x n) := op(a)^-1 b, a upper triangular (m x m), op(a) = a' when `trans`.
+  template <class T>
+  static void trsm(bool trans, index_t m, index_t n, const T* a, index_t lda, T* b, index_t ldb) {
+    if (m == 0 || n == 0) return;
+    if constexpr (std::is_same_v<T, double>)
+      cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, trans ? CblasTrans : CblasNoTrans, CblasNonUnit,
+                  int(m), int(n), 1.0, a, int(li(lda)), b, int(li(ldb)));
+    else
+      cblas_strsm(CblasColMajor, CblasLeft, CblasUpper, trans ? CblasTrans : CblasNoTrans, CblasNonUnit,
+                  int(m), int(n), 1.0f, a, int(li(lda)), b, int(li(ldb)));
+  }
+  /// b (m x n) := a b, a upper triangular (m x m).
+  template <class T>
+  static void trmm(index_t m, index_t n, const T* a, index_t lda, T* b, index_t ldb) {
+    if (m == 0 || n == 0) return;
+    if constexpr (std::is_same_v<T, double>)
+      cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, int(m), int(n), 1.0, a,
+                  int(li(lda)), b, int(li(ldb)));
+    else
+      cblas_strmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, int(m), int(n), 1.0f, a,
+                  int(li(lda)), b, int(li(ldb)));
   }
 
   // --- GEMM -----------------------------------------------------------------------------------

@@ -1,5 +1,9 @@
 // Tall-skinny QR (TSQR) of a chunked matrix, evaluated row block by row block.
 //
+// On the host, tall inputs (m >= n) go first to CholeskyQR2 (cholesky_qr2.hpp: Gram matrices
+// through syrk/trsm/gemm), which declines for ill-conditioned or rank-deficient input; then,
+// and with tsqr_method::householder, Householder TSQR below.
+//
 // Tree path (default; every row block has at least n rows):
 //   pass 1 (parallel over row blocks): geqrf of each cache-sized leaf of the block, keeping the
 //           Householder form; the leaves' n x n R factors are merged pairwise by tpqrt, level
@@ -23,36 +27,12 @@
 #include <functional>
 #include <vector>
 
+#include "cholesky_qr2.hpp"
 #include "common.hpp"
+#include "tsqr_factors.hpp"
 
 namespace tessera::linalg {
 namespace detail {
-
-/// The factors of a TSQR before the final product.
-template <class T>
-struct tsqr_factors {
-  index_t n = 0, k = 0;                 // columns; k = min(m, n)
-  std::vector<index_t> rows, kb;        // rows of block b; kb = min(rows, n)
-  std::vector<std::vector<T>> q;        // Q_b, column-major rows x kb
-  std::vector<std::vector<T>> p;        // P_b, column-major kb x k
-  std::vector<T> r;                     // R, column-major k x n (upper trapezoidal)
-  // Tree path (every row block has at least n rows): q[b] keeps geqrf's Householder form
-  // (rows x n) with tau[b]; the R factors are merged pairwise by tpqrt (triangle on triangle)
-  // in a binary tree whose reflectors are applied back down by tpmqrt.
-  struct merge {
-    index_t top, bot;
-    std::vector<T> v, t;  // reflectors (n x n upper triangular), block factors (nb x n)
-  };
-  bool tree = false;
-  index_t nb = 0;
-  struct leaf {
-    index_t block, off, rows;  // rows [off, off + rows) of row block `block`
-  };
-  std::vector<leaf> leaves;
-  std::vector<index_t> first_leaf;     // leaves of block b: [first_leaf[b], first_leaf[b + 1])
-  std::vector<std::vector<T>> tau;     // per leaf
-  std::vector<std::vector<merge>> levels;
-};
 
 /// In-place QR of the column-major m x n matrix a on backend P: a becomes Q (m x kk,
 /// kk = min(m, n)), r the kk x n upper trapezoid. Returns kk.
@@ -306,9 +286,17 @@ tsqr_factors<T> tsqr_factor(const P& pol, const std::vector<index_t>& rows, inde
   return f;
 }
 
-/// Pass 1 over a row source (an input expression evaluated row block by row block).
+/// Pass 1 over a row source (an input expression evaluated row block by row block):
+/// CholeskyQR2 where the backend has it, the method allows it and a is tall (m >= n);
+/// Householder TSQR otherwise or when CholeskyQR2 declines (the input is evaluated again).
 template <class T, class P, class Src>
 tsqr_factors<T> tsqr_factor_source(const P& pol, const Src& src, const tsqr_options& opt) {
+  if constexpr (host_cholesky_qr2<P>) {
+    if (opt.method == tsqr_method::automatic && src.n > 0 && src.off.back() >= src.n) {
+      tsqr_factors<T> f;
+      if (cholesky_qr2_factor<T>(pol, src, f)) return f;
+    }
+  }
   std::vector<index_t> rows;
   for (index_t b = 0; b < src.blocks(); ++b) rows.push_back(src.rows(b));
   return tsqr_factor<T>(pol, rows, src.n, [&](index_t b, T* cm) {
@@ -349,6 +337,12 @@ void tsqr_apply_tree(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx, D
 template <class T, class P, class Dst>
 void tsqr_apply(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst&& dst) {
   const index_t B = index_t(f.rows.size());
+  if constexpr (host_cholesky_qr2<P>) {
+    if (f.cholesky) {
+      cholesky_qr2_apply(pol, f, x, kx, dst);
+      return;
+    }
+  }
   if constexpr (dense<P>::tree_path) {
     if (f.tree) {
       tsqr_apply_tree(pol, f, x, kx, dst);

@@ -310,35 +310,10 @@ device_tsqr<T> device_householder_factor(const cuda& pol, const Src& src, const 
   return f;
 }
 
-/// The 1-norm condition number ||R||_1 ||R^-1||_1 of an upper-triangular n x n R (column-major,
-/// ld n) from R and its inverse; +inf when either holds a non-finite value. CholeskyQR2's
-/// acceptance test (host code: tested without a device in cuda_test_cuda_logic).
-template <class T>
-double triangular_condition_1(const T* r, const T* rinv, index_t n) {
-  double nr = 0, ni = 0;
-  for (index_t j = 0; j < n; ++j) {
-    double cr = 0, cinv = 0;
-    for (index_t i = 0; i <= j; ++i) {
-      cr += std::abs(double(r[i + j * n]));
-      cinv += std::abs(double(rinv[i + j * n]));
-    }
-    if (!std::isfinite(cr) || !std::isfinite(cinv)) return std::numeric_limits<double>::infinity();
-    nr = std::max(nr, cr);
-    ni = std::max(ni, cinv);
-  }
-  return nr * ni;
-}
-
-/// CholeskyQR2 gives Q orthogonal to working precision when cond(A) stays well below
-/// eps^-1/2 (Yamamoto, Nakatsukasa, Yanagisawa, Fukaya 2015). The first factor's 1-norm
-/// condition number (an over-estimate of cond_2 by at most n) must stay below this.
-template <class T>
-double cholesky_qr2_first_limit() {
-  return 0.1 / std::sqrt(double(std::numeric_limits<T>::epsilon()));
-}
-/// The second factor R2 (Q1' Q1 = R2' R2) is the identity when Q1 is orthogonal; a 1-norm
-/// condition number above this means Q1 was far from orthogonal and the result is not trusted.
-constexpr double cholesky_qr2_second_limit = 4.0;
+// CholeskyQR2's acceptance test, shared with the host (linalg/common.hpp).
+using detail::cholesky_qr2_first_limit;
+using detail::cholesky_qr2_second_limit;
+using detail::triangular_condition_1;
 
 /// out (len) = the sum of `count` consecutive vectors of length len in `stack`, in order (one
 /// gemv with a vector of ones: deterministic for a given shape).

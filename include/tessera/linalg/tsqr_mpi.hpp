@@ -9,7 +9,9 @@
 // down the same edges (tpmqrt), then each rank applies its leaves' reflectors (ormqr) to its
 // blocks. Stacked path (short blocks, tree = false or an explicit fanin): each rank factors its
 // blocks, every rank receives every R_b and factors the stack identically (reduce_r), and each
-// rank forms its blocks of Q. Either way the operations and their order are those of one
+// rank forms its blocks of Q. CholeskyQR2 (tall input, tried first as on one process): each
+// rank forms its blocks' Gram matrices, every rank receives them all and makes the same
+// Cholesky step, twice; each rank forms its blocks of Q. Every way the operations and their order are those of one
 // process, so Q, R, U, S and Vt are bitwise identical to ts::host with the same local policy.
 //
 // Every rank calls these functions together (SPMD). A failure on a rank (a row block that
@@ -268,10 +270,64 @@ void tsqr_factor_loaded(const mpi<L>& pol, row_owners& own, const std::vector<in
   rt::agree(pol.comm, error, cause);
 }
 
-/// Pass 1 + the R tree of the matrix expression a, its row blocks evaluated on their owners.
+/// CholeskyQR2 (cholesky_qr2.hpp), distributed, over row blocks already in f.q (row-major,
+/// this rank's blocks of `own`): each rank forms its blocks' Gram matrices, every rank receives
+/// all of them and makes the same Cholesky step as one process (the same sums in the same
+/// order), twice. false (f cleared, on every rank alike) when an acceptance test fails.
+template <class T, class L>
+bool cholesky_qr2_factor_loaded(const mpi<L>& pol, const row_owners& own, const std::vector<index_t>& rows,
+                                index_t n, tsqr_factors<T>& f) {
+  namespace rt = tessera::detail::mpi_runtime;
+  const host& local = pol.local;
+  const index_t B = index_t(rows.size());
+  start_cholesky_qr2(f, rows, n);
+  std::vector<index_t> mine;
+  for (index_t b = 0; b < B; ++b)
+    if (own.block[std::size_t(b)] == own.me) mine.push_back(b);
+  std::vector<std::vector<T>> grams(static_cast<std::size_t>(B));
+  std::string error;
+  std::exception_ptr cause;
+  // per_block(b) on this rank's blocks, then every Gram matrix to every rank and one Cholesky
+  // step (the same on every rank) into r
+  auto pass = [&](auto&& per_block, double limit, std::vector<T>& r) {
+    on_this_rank(error, cause, [&] {
+      typename dense<host>::threads_guard g(blas_threads_for(local, B));
+      dense<host>::parallel(local, index_t(mine.size()), [&](index_t i) { per_block(mine[std::size_t(i)]); });
+    });
+    rt::agree(pol.comm, error, cause);
+    share_blocks(own, grams, [&](index_t) { return n * n; });
+    bool ok = false;
+    on_this_rank(error, cause, [&] { ok = cholesky_step(local, n, grams, limit, r); });
+    rt::agree(pol.comm, error, cause);
+    return ok;
+  };
+  std::vector<T> r1;
+  const bool ok =
+      pass([&](index_t b) { gram_of_block<host>(n, rows[std::size_t(b)], f.q[std::size_t(b)].data(), grams[std::size_t(b)]); },
+           cholesky_qr2_first_limit<T>(), r1) &&
+      pass([&](index_t b) {
+        orthogonalize_block<host>(n, rows[std::size_t(b)], r1.data(), f.q[std::size_t(b)].data(), grams[std::size_t(b)]);
+      }, cholesky_qr2_second_limit, f.r2);
+  if (!ok) {
+    f = tsqr_factors<T>{};
+    return false;
+  }
+  f.r = std::move(r1);
+  dense<host>::trmm(n, n, f.r2.data(), n, f.r.data(), n);  // R = R2 R1
+  return true;
+}
+
+/// Pass 1 + the R tree of the matrix expression a, its row blocks evaluated on their owners:
+/// CholeskyQR2 first where one process would use it (automatic method, m >= n), the Householder
+/// TSQR when it declines (the blocks evaluated again) or is not asked for.
 template <class T, class X, class L>
 row_owners tsqr_factor_mpi(const X& a, const mpi<L>& pol, const std::vector<index_t>& rows,
                            const tsqr_options& opt, tsqr_factors<T>& f) {
+  const index_t n = a.shape()[1];
+  if (opt.method == tsqr_method::automatic && n > 0 && a.shape()[0] >= n) {
+    row_owners own = load_row_blocks<T>(a, pol, rows, f.q, /*row_major=*/true);
+    if (cholesky_qr2_factor_loaded(pol, own, rows, n, f)) return own;
+  }
   row_owners own = load_row_blocks<T>(a, pol, rows, f.q);
   tsqr_factor_loaded(pol, own, rows, a.shape()[1], opt, f);
   return own;
@@ -288,6 +344,17 @@ void tsqr_apply_mpi(const host& local, const row_owners& own, tsqr_factors<T>& f
   std::vector<index_t> mine;
   for (index_t b = 0; b < B; ++b)
     if (own.block[std::size_t(b)] == own.me) mine.push_back(b);
+  if (f.cholesky) {
+    on_this_rank(error, cause, [&] {
+      const std::vector<T> w = cholesky_qr2_right_factor(local, f, x, kx);
+      typename dense<host>::threads_guard g(blas_threads_for(local, B));
+      dense<host>::parallel(local, index_t(mine.size()), [&](index_t i) {
+        cholesky_qr2_apply_block<host>(f, mine[std::size_t(i)], w, kx, dst(mine[std::size_t(i)]));
+      });
+    });
+    rt::agree(own.comm, error, cause);
+    return;
+  }
   if (!f.tree) {
     on_this_rank(error, cause, [&] {
       typename dense<host>::threads_guard g(blas_threads_for(local, B));

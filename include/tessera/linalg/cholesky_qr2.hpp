@@ -1,0 +1,184 @@
+// CholeskyQR2 on the host: a TSQR by Gram matrices (every step a level-3 BLAS call at close to
+// gemm's rate) for tall inputs with cond(A) well below eps^-1/2, declining otherwise:
+//   pass 1 (parallel over row blocks): A_b evaluated row-major (column-major that is A_b', so
+//           no transpose), kept; its Gram matrix A_b' A_b (syrk);
+//   step 1: G = the Gram matrices summed in block order, R1 = chol(G) (potrf), R1^-1 (trtri)
+//           for the acceptance test ||R1||_1 ||R1^-1||_1 <= 0.1 / sqrt(eps);
+//   pass 2 (parallel): Q1_b = A_b R1^-1 in place (trsm), its Gram matrix;
+//   step 2: R2 = chol(sum), accepted when ||R2||_1 ||R2^-1||_1 <= 4 (Q1 close to orthogonal);
+//           R = R2 R1;
+//   output (cholesky_qr2_apply): block b of Q X = Q1_b (R2^-1 X): one trsm for R2^-1 X, one
+//           gemm per block (for Q itself, X = I: one trsm per block).
+// The same algorithm and acceptance test as the device's (tsqr_cuda.cuh). Every sum runs in
+// block order, so the result does not depend on the thread count for a given chunking.
+// About 5 m n^2 flops for an SVD (4 for Q itself), as many as Householder TSQR's but all of
+// it in syrk/trsm/gemm instead of LAPACK's panel factorizations.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "common.hpp"
+#include "tsqr_factors.hpp"
+
+namespace tessera::linalg::detail {
+
+/// The 1-norm condition number ||R||_1 ||R^-1||_1 of an upper-triangular n x n R (column-major,
+/// ld n) from R and its inverse; +inf when either holds a non-finite value. CholeskyQR2's
+/// acceptance test (host code: tested without a device in cuda_test_cuda_logic).
+template <class T>
+double triangular_condition_1(const T* r, const T* rinv, index_t n) {
+  double nr = 0, ni = 0;
+  for (index_t j = 0; j < n; ++j) {
+    double cr = 0, cinv = 0;
+    for (index_t i = 0; i <= j; ++i) {
+      cr += std::abs(double(r[i + j * n]));
+      cinv += std::abs(double(rinv[i + j * n]));
+    }
+    if (!std::isfinite(cr) || !std::isfinite(cinv)) return std::numeric_limits<double>::infinity();
+    nr = std::max(nr, cr);
+    ni = std::max(ni, cinv);
+  }
+  return nr * ni;
+}
+
+/// CholeskyQR2 gives Q orthogonal to working precision when cond(A) stays well below
+/// eps^-1/2 (Yamamoto, Nakatsukasa, Yanagisawa, Fukaya 2015). The first factor's 1-norm
+/// condition number (an over-estimate of cond_2 by at most n) must stay below this.
+template <class T>
+double cholesky_qr2_first_limit() {
+  return 0.1 / std::sqrt(double(std::numeric_limits<T>::epsilon()));
+}
+/// The second factor R2 (Q1' Q1 = R2' R2) is the identity when Q1 is orthogonal; a 1-norm
+/// condition number above this means Q1 was far from orthogonal and the result is not trusted.
+constexpr double cholesky_qr2_second_limit = 4.0;
+
+/// Whether the policy's dense kernels run the host CholeskyQR2 (dense<P>::cholesky_qr2).
+template <class P>
+concept host_cholesky_qr2 = requires { requires dense<P>::cholesky_qr2; };
+
+/// One Cholesky step: the Gram matrices (upper triangles, n x n each) summed in order into r,
+/// factored r = R' R (R upper, zero below the diagonal). false when the sum is not positive
+/// definite or R's 1-norm condition number exceeds `limit` (or is not finite).
+template <class T, class P>
+bool cholesky_step(const P& pol, index_t n, const std::vector<std::vector<T>>& grams, double limit,
+                   std::vector<T>& r) {
+  r = grams.front();
+  for (std::size_t b = 1; b < grams.size(); ++b) {
+    const T* g = grams[b].data();
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i <= j; ++i) r[std::size_t(i + j * n)] += g[i + j * n];
+  }
+  typename dense<P>::threads_guard guard(dense<P>::concurrency(pol));
+  if (dense<P>::potrf(n, r.data(), n) != 0) return false;
+  for (index_t j = 0; j < n; ++j) std::fill(r.data() + j * n + j + 1, r.data() + (j + 1) * n, T(0));
+  std::vector<T> inv = r;
+  if (dense<P>::trtri(n, inv.data(), n) != 0) return false;
+  return triangular_condition_1(r.data(), inv.data(), n) <= limit;
+}
+
+/// Pass 1 for one row block: the upper triangle of A_b' A_b (g, n x n) from the row-major
+/// block a (mb x n).
+template <class P, class T>
+void gram_of_block(index_t n, index_t mb, const T* a, std::vector<T>& g) {
+  g.resize(std::size_t(n * n));
+  dense<P>::syrk(n, mb, a, n, g.data(), n);
+}
+
+/// Pass 2 for one row block: a (row-major mb x n) := Q1_b = A_b R1^-1, and its Gram matrix.
+template <class P, class T>
+void orthogonalize_block(index_t n, index_t mb, const T* r1, T* a, std::vector<T>& g) {
+  dense<P>::trsm(true, n, mb, r1, n, a, n);  // column-major Q1_b' = R1^-T A_b'
+  gram_of_block<P>(n, mb, a, g);
+}
+
+/// Sets f's CholeskyQR2 shape: n columns, row blocks `rows`, q (the blocks) left to the caller.
+template <class T>
+void start_cholesky_qr2(tsqr_factors<T>& f, const std::vector<index_t>& rows, index_t n) {
+  f.n = n;
+  f.k = n;
+  f.cholesky = true;
+  f.rows = rows;
+  f.kb.assign(rows.size(), n);
+}
+
+/// CholeskyQR2 of the row source (m >= n, n > 0) into f. false (f's buffers freed) when an
+/// acceptance test fails: the caller runs Householder TSQR instead.
+template <class T, class P, class Src>
+bool cholesky_qr2_factor(const P& pol, const Src& src, tsqr_factors<T>& f) {
+  const index_t n = src.n, B = src.blocks();
+  std::vector<index_t> rows(static_cast<std::size_t>(B));
+  for (index_t b = 0; b < B; ++b) rows[std::size_t(b)] = src.rows(b);
+  start_cholesky_qr2(f, rows, n);
+  f.q.assign(std::size_t(B), {});
+  std::vector<std::vector<T>> grams(static_cast<std::size_t>(B));
+  auto decline = [&] {
+    f = tsqr_factors<T>{};
+    return false;
+  };
+  {
+    typename dense<P>::threads_guard g(blas_threads_for(pol, B));
+    dense<P>::parallel(pol, B, [&](index_t b) {
+      const index_t mb = rows[std::size_t(b)];
+      auto& a = f.q[std::size_t(b)];
+      a.resize(std::size_t(mb * n));
+      src.template load_row_major<T>(b, a.data());
+      gram_of_block<P>(n, mb, a.data(), grams[std::size_t(b)]);
+    });
+  }
+  std::vector<T> r1;
+  if (!cholesky_step(pol, n, grams, cholesky_qr2_first_limit<T>(), r1)) return decline();
+  {
+    typename dense<P>::threads_guard g(blas_threads_for(pol, B));
+    dense<P>::parallel(pol, B, [&](index_t b) {
+      orthogonalize_block<P>(n, rows[std::size_t(b)], r1.data(), f.q[std::size_t(b)].data(), grams[std::size_t(b)]);
+    });
+  }
+  if (!cholesky_step(pol, n, grams, cholesky_qr2_second_limit, f.r2)) return decline();
+  f.r = std::move(r1);
+  dense<P>::trmm(n, n, f.r2.data(), n, f.r.data(), n);  // R = R2 R1 (upper triangular)
+  return true;
+}
+
+/// Pass 2's right factor: W = R2^-1 X (n x kx) for x (column-major, n x kx); empty for
+/// x = nullptr (Q itself).
+template <class T, class P>
+std::vector<T> cholesky_qr2_right_factor(const P& pol, const tsqr_factors<T>& f, const T* x, index_t kx) {
+  std::vector<T> w;
+  if (!x) return w;
+  w.assign(x, x + f.n * kx);
+  typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
+  dense<P>::trsm(false, f.n, kx, f.r2.data(), f.n, w.data(), f.n);
+  return w;
+}
+
+/// Pass 2 for row block b: Q1_b W (or Q1_b R2^-1 when w is empty; kx == n), row-major
+/// rows[b] x kx, into d. Frees the Q1_b.
+template <class P, class T>
+void cholesky_qr2_apply_block(tsqr_factors<T>& f, index_t b, const std::vector<T>& w, index_t kx, T* d) {
+  const index_t n = f.n, mb = f.rows[std::size_t(b)];
+  auto& q = f.q[std::size_t(b)];
+  if (kx == 0) {  // nothing to write
+  } else if (!w.empty()) {
+    // row-major (Q1_b W) == column-major W' Q1_b'
+    dense<P>::gemm(true, false, kx, mb, n, T(1), w.data(), n, q.data(), n, T(0), d, kx);
+  } else {
+    // row-major Q1_b R2^-1 == column-major R2^-T Q1_b'
+    std::copy(q.begin(), q.end(), d);
+    dense<P>::trsm(true, n, mb, f.r2.data(), n, d, n);
+  }
+  std::vector<T>().swap(q);
+}
+
+/// Pass 2 of CholeskyQR2: block b of Q X (rows[b] x kx, row-major) into dst(b), x k x kx
+/// column-major (nullptr: the identity, kx == k). Frees the Q1_b as it goes.
+template <class T, class P, class Dst>
+void cholesky_qr2_apply(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst& dst) {
+  const index_t B = index_t(f.rows.size());
+  const std::vector<T> w = cholesky_qr2_right_factor(pol, f, x, kx);
+  typename dense<P>::threads_guard g(blas_threads_for(pol, B));
+  dense<P>::parallel(pol, B, [&](index_t b) { cholesky_qr2_apply_block<P>(f, b, w, kx, dst(b)); });
+}
+
+}  // namespace tessera::linalg::detail
