@@ -431,6 +431,45 @@ TEMPLATE_TEST_CASE("TSQR: CholeskyQR2 where A is well conditioned, Householder w
   }
 }
 
+TEST_CASE("CholeskyQR2's Gram matrices: the same sum for any wave size, the held count bounded",
+          "[linalg][tsqr]") {
+  namespace la = ts::linalg::detail;
+  const auto seed = test_seed(9093);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const ts::index_t n = 1 + ts::index_t(rng() % 9), B = 1 + ts::index_t(rng() % 23);
+  INFO("seed " << seed << " n " << n << " blocks " << B);
+  std::vector<std::vector<double>> all(static_cast<std::size_t>(B));
+  for (auto& g : all) {
+    g.resize(std::size_t(n * n));
+    for (auto& v : g) v = u(rng) * 1e3;  // values whose sums round
+  }
+  // the reference: in block order, one at a time, upper triangle only
+  std::vector<double> want = all[0];
+  for (ts::index_t b = 1; b < B; ++b)
+    for (ts::index_t j = 0; j < n; ++j)
+      for (ts::index_t i = 0; i <= j; ++i) want[std::size_t(i + j * n)] += all[std::size_t(b)][std::size_t(i + j * n)];
+  for (ts::index_t wave = 1; wave <= B + 1; ++wave) {
+    std::vector<double> got;
+    ts::index_t waves = 0;
+    la::sum_grams_in_waves<double>(B, n, wave, got, [&](ts::index_t b0, ts::index_t b1, auto& grams) {
+      ++waves;
+      REQUIRE(b1 - b0 <= wave);
+      REQUIRE(grams.size() >= std::size_t(b1 - b0));
+      for (ts::index_t b = b0; b < b1; ++b) grams[std::size_t(b - b0)] = all[std::size_t(b)];
+    });
+    INFO("wave " << wave);
+    CHECK(waves == (B + wave - 1) / wave);
+    for (ts::index_t j = 0; j < n; ++j)
+      for (ts::index_t i = 0; i <= j; ++i) CHECK(got[std::size_t(i + j * n)] == want[std::size_t(i + j * n)]);
+  }
+  // 256 MiB of Gram matrices at most, but never fewer blocks than run at once
+  CHECK(la::gram_wave(2, 1000, 1000, 8) == 33);
+  CHECK(la::gram_wave(2, 10, 1000, 8) == 10);
+  CHECK(la::gram_wave(4, 1000, 20000, 8) == 4);
+  CHECK(la::gram_wave(2, 100, 64, 8) == 100);
+}
+
 TEMPLATE_TEST_CASE("matmul matches a dense product", "[linalg][matmul]", TESSERA_TEST_BACKENDS) {
   TestType pol{};
   const auto seed = test_seed(6005);

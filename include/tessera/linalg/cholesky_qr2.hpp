@@ -2,7 +2,8 @@
 // gemm's rate) for tall inputs with cond(A) well below eps^-1/2, declining otherwise:
 //   pass 1 (parallel over row blocks): A_b evaluated row-major (column-major that is A_b', so
 //           no transpose), kept; its Gram matrix A_b' A_b (syrk);
-//   step 1: G = the Gram matrices summed in block order, R1 = chol(G) (potrf), R1^-1 (trtri)
+//   step 1: G = the Gram matrices summed in block order (made in waves of blocks, so that at
+//           most about 256 MiB of them are held), R1 = chol(G) (potrf), R1^-1 (trtri)
 //           for the acceptance test ||R1||_1 ||R1^-1||_1 <= 0.1 / sqrt(eps);
 //   pass 2 (parallel): Q1_b = A_b R1^-1 in place (trsm), its Gram matrix;
 //   step 2: R2 = chol(sum), accepted when ||R2||_1 ||R2^-1||_1 <= 4 (Q1 close to orthogonal);
@@ -58,18 +59,41 @@ constexpr double cholesky_qr2_second_limit = 4.0;
 template <class P>
 concept host_cholesky_qr2 = requires { requires dense<P>::cholesky_qr2; };
 
-/// One Cholesky step: the Gram matrices (upper triangles, n x n each) summed in order into r,
-/// factored r = R' R (R upper, zero below the diagonal). false when the sum is not positive
-/// definite or R's 1-norm condition number exceeds `limit` (or is not finite).
-template <class T, class P>
-bool cholesky_step(const P& pol, index_t n, const std::vector<std::vector<T>>& grams, double limit,
-                   std::vector<T>& r) {
-  r = grams.front();
-  for (std::size_t b = 1; b < grams.size(); ++b) {
-    const T* g = grams[b].data();
-    for (index_t j = 0; j < n; ++j)
-      for (index_t i = 0; i <= j; ++i) r[std::size_t(i + j * n)] += g[i + j * n];
+/// Row blocks whose Gram matrices (n x n each) are held at once: at least `concurrency`,
+/// else as many as fit in about 256 MiB (every block at once for narrow matrices), so that
+/// many short row blocks do not hold many n x n matrices.
+inline index_t gram_wave(index_t concurrency, index_t blocks, index_t n, std::size_t itemsize) {
+  const double fit = double(std::size_t(256) << 20) / (double(n) * double(n) * double(itemsize));
+  return std::clamp<index_t>(std::max<index_t>(concurrency, index_t(std::min(fit, 1e15))), 1,
+                             std::max<index_t>(blocks, 1));
+}
+
+/// g (n x n, upper triangle) = the sum of the blocks' Gram matrices in block order, made in
+/// waves of `wave` blocks: run_wave(b0, b1, grams) fills grams[b - b0] (n x n, upper triangle)
+/// for the blocks b in [b0, b1). The values do not depend on the wave size.
+template <class T, class RunWave>
+void sum_grams_in_waves(index_t B, index_t n, index_t wave, std::vector<T>& g, RunWave&& run_wave) {
+  std::vector<std::vector<T>> grams(static_cast<std::size_t>(std::min(wave, B)));
+  for (index_t b0 = 0; b0 < B; b0 += wave) {
+    const index_t b1 = std::min(B, b0 + wave);
+    run_wave(b0, b1, grams);
+    for (index_t b = b0; b < b1; ++b) {
+      const T* s = grams[std::size_t(b - b0)].data();
+      if (b == 0) {
+        g.assign(s, s + n * n);
+        continue;
+      }
+      for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i <= j; ++i) g[std::size_t(i + j * n)] += s[i + j * n];
+    }
   }
+}
+
+/// One Cholesky step: r (in: the summed Gram matrix, upper triangle) := R with r = R' R (R
+/// upper, zero below the diagonal). false when the sum is not positive definite or R's 1-norm
+/// condition number exceeds `limit` (or is not finite).
+template <class T, class P>
+bool cholesky_of_gram(const P& pol, index_t n, double limit, std::vector<T>& r) {
   typename dense<P>::threads_guard guard(dense<P>::concurrency(pol));
   if (dense<P>::potrf(n, r.data(), n) != 0) return false;
   for (index_t j = 0; j < n; ++j) std::fill(r.data() + j * n + j + 1, r.data() + (j + 1) * n, T(0));
@@ -112,30 +136,32 @@ bool cholesky_qr2_factor(const P& pol, const Src& src, tsqr_factors<T>& f) {
   for (index_t b = 0; b < B; ++b) rows[std::size_t(b)] = src.rows(b);
   start_cholesky_qr2(f, rows, n);
   f.q.assign(std::size_t(B), {});
-  std::vector<std::vector<T>> grams(static_cast<std::size_t>(B));
   auto decline = [&] {
     f = tsqr_factors<T>{};
     return false;
   };
-  {
-    typename dense<P>::threads_guard g(blas_threads_for(pol, B));
-    dense<P>::parallel(pol, B, [&](index_t b) {
-      const index_t mb = rows[std::size_t(b)];
-      auto& a = f.q[std::size_t(b)];
-      a.resize(std::size_t(mb * n));
-      src.template load_row_major<T>(b, a.data());
-      gram_of_block<P>(n, mb, a.data(), grams[std::size_t(b)]);
+  const index_t wave = gram_wave(dense<P>::concurrency(pol), B, n, sizeof(T));
+  // per_block(b, gram) on the blocks of each wave in parallel (BLAS threads as for all B
+  // blocks at once: the same calls whatever the wave size)
+  auto pass = [&](auto&& per_block, std::vector<T>& g) {
+    sum_grams_in_waves<T>(B, n, wave, g, [&](index_t b0, index_t b1, std::vector<std::vector<T>>& grams) {
+      typename dense<P>::threads_guard guard(blas_threads_for(pol, B));
+      dense<P>::parallel(pol, b1 - b0, [&](index_t i) { per_block(b0 + i, grams[std::size_t(i)]); });
     });
-  }
+  };
   std::vector<T> r1;
-  if (!cholesky_step(pol, n, grams, cholesky_qr2_first_limit<T>(), r1)) return decline();
-  {
-    typename dense<P>::threads_guard g(blas_threads_for(pol, B));
-    dense<P>::parallel(pol, B, [&](index_t b) {
-      orthogonalize_block<P>(n, rows[std::size_t(b)], r1.data(), f.q[std::size_t(b)].data(), grams[std::size_t(b)]);
-    });
-  }
-  if (!cholesky_step(pol, n, grams, cholesky_qr2_second_limit, f.r2)) return decline();
+  pass([&](index_t b, std::vector<T>& g) {
+    const index_t mb = rows[std::size_t(b)];
+    auto& a = f.q[std::size_t(b)];
+    a.resize(std::size_t(mb * n));
+    src.template load_row_major<T>(b, a.data());
+    gram_of_block<P>(n, mb, a.data(), g);
+  }, r1);
+  if (!cholesky_of_gram(pol, n, cholesky_qr2_first_limit<T>(), r1)) return decline();
+  pass([&](index_t b, std::vector<T>& g) {
+    orthogonalize_block<P>(n, rows[std::size_t(b)], r1.data(), f.q[std::size_t(b)].data(), g);
+  }, f.r2);
+  if (!cholesky_of_gram(pol, n, cholesky_qr2_second_limit, f.r2)) return decline();
   f.r = std::move(r1);
   dense<P>::trmm(n, n, f.r2.data(), n, f.r.data(), n);  // R = R2 R1 (upper triangular)
   return true;

@@ -86,24 +86,32 @@ void move_items(const row_owners& own, const Edges& edges, Count&& count, Item&&
   }
 }
 
-/// Every rank's items[b] (count(b) elements each, b over the row blocks of `own`) to every
-/// rank: afterwards each rank holds all of them. One exchange.
+/// Every rank's items[b - b0] (count(b) elements each, b over the row blocks [b0, b1) of `own`)
+/// to every rank: afterwards each rank holds all of them. One exchange.
 template <class T, class Count>
-void share_blocks(const row_owners& own, std::vector<std::vector<T>>& items, Count&& count) {
+void share_block_range(const row_owners& own, index_t b0, index_t b1, std::vector<std::vector<T>>& items,
+                       Count&& count) {
   const int ranks = tessera::detail::mpi_runtime::size(own.comm);
   std::vector<std::pair<int, int>> edges;
   std::vector<std::size_t> which;
-  for (std::size_t b = 0; b < own.block.size(); ++b)
+  for (index_t b = b0; b < b1; ++b)
     for (int to = 0; to < ranks; ++to) {
-      edges.push_back({own.block[b], to});
-      which.push_back(b);
+      edges.push_back({own.block[std::size_t(b)], to});
+      which.push_back(std::size_t(b - b0));
     }
-  auto n = [&](std::size_t i) { return std::size_t(count(index_t(which[i]))); };
+  auto n = [&](std::size_t i) { return std::size_t(count(b0 + index_t(which[i]))); };
   move_items<T>(own, edges, n, [&](std::size_t i) { return items[which[i]].data(); },
                 [&](std::size_t i) {
                   items[which[i]].resize(n(i));
                   return items[which[i]].data();
                 });
+}
+
+/// Every rank's items[b] (count(b) elements each, b over the row blocks of `own`) to every
+/// rank: afterwards each rank holds all of them. One exchange.
+template <class T, class Count>
+void share_blocks(const row_owners& own, std::vector<std::vector<T>>& items, Count&& count) {
+  share_block_range(own, 0, index_t(own.block.size()), items, std::forward<Count>(count));
 }
 
 /// An m x cols distributed array in the row blocks `rows` of `own`: each block owned by its rank
@@ -281,32 +289,37 @@ bool cholesky_qr2_factor_loaded(const mpi<L>& pol, const row_owners& own, const 
   const host& local = pol.local;
   const index_t B = index_t(rows.size());
   start_cholesky_qr2(f, rows, n);
-  std::vector<index_t> mine;
-  for (index_t b = 0; b < B; ++b)
-    if (own.block[std::size_t(b)] == own.me) mine.push_back(b);
-  std::vector<std::vector<T>> grams(static_cast<std::size_t>(B));
   std::string error;
   std::exception_ptr cause;
-  // per_block(b) on this rank's blocks, then every Gram matrix to every rank and one Cholesky
-  // step (the same on every rank) into r
+  const index_t wave = gram_wave(index_t(rt::size(pol.comm)) * local.concurrency(), B, n, sizeof(T));
+  // per_block(b, gram) on this rank's blocks, wave by wave, every Gram matrix of a wave to every
+  // rank, summed in block order; then one Cholesky step (the same on every rank) into r
   auto pass = [&](auto&& per_block, double limit, std::vector<T>& r) {
-    on_this_rank(error, cause, [&] {
-      typename dense<host>::threads_guard g(blas_threads_for(local, B));
-      dense<host>::parallel(local, index_t(mine.size()), [&](index_t i) { per_block(mine[std::size_t(i)]); });
+    sum_grams_in_waves<T>(B, n, wave, r, [&](index_t b0, index_t b1, std::vector<std::vector<T>>& grams) {
+      std::vector<index_t> here;
+      for (index_t b = b0; b < b1; ++b)
+        if (own.block[std::size_t(b)] == own.me) here.push_back(b);
+      on_this_rank(error, cause, [&] {
+        typename dense<host>::threads_guard g(blas_threads_for(local, B));
+        dense<host>::parallel(local, index_t(here.size()), [&](index_t i) {
+          const index_t b = here[std::size_t(i)];
+          per_block(b, grams[std::size_t(b - b0)]);
+        });
+      });
+      rt::agree(pol.comm, error, cause);
+      share_block_range(own, b0, b1, grams, [&](index_t) { return n * n; });
     });
-    rt::agree(pol.comm, error, cause);
-    share_blocks(own, grams, [&](index_t) { return n * n; });
     bool ok = false;
-    on_this_rank(error, cause, [&] { ok = cholesky_step(local, n, grams, limit, r); });
+    on_this_rank(error, cause, [&] { ok = cholesky_of_gram(local, n, limit, r); });
     rt::agree(pol.comm, error, cause);
     return ok;
   };
   std::vector<T> r1;
   const bool ok =
-      pass([&](index_t b) { gram_of_block<host>(n, rows[std::size_t(b)], f.q[std::size_t(b)].data(), grams[std::size_t(b)]); },
+      pass([&](index_t b, std::vector<T>& g) { gram_of_block<host>(n, rows[std::size_t(b)], f.q[std::size_t(b)].data(), g); },
            cholesky_qr2_first_limit<T>(), r1) &&
-      pass([&](index_t b) {
-        orthogonalize_block<host>(n, rows[std::size_t(b)], r1.data(), f.q[std::size_t(b)].data(), grams[std::size_t(b)]);
+      pass([&](index_t b, std::vector<T>& g) {
+        orthogonalize_block<host>(n, rows[std::size_t(b)], r1.data(), f.q[std::size_t(b)].data(), g);
       }, cholesky_qr2_second_limit, f.r2);
   if (!ok) {
     f = tsqr_factors<T>{};
