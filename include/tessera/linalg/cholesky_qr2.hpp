@@ -135,7 +135,11 @@ bool cholesky_qr2_factor(const P& pol, const Src& src, tsqr_factors<T>& f) {
   std::vector<index_t> rows(static_cast<std::size_t>(B));
   for (index_t b = 0; b < B; ++b) rows[std::size_t(b)] = src.rows(b);
   start_cholesky_qr2(f, rows, n);
-  f.q.assign(std::size_t(B), {});
+  // Q1 lives in an array shaped like the result (m x n, the row chunks): pass 2 writes Q or U
+  // over it in place, so the only large allocation is the result's
+  f.in_array = true;
+  f.q1 = array<T>(chunk_grid({src.off.back(), n}, chunks_t{rows, {n}}));
+  for (index_t b = 0; b < B; ++b) f.q1.block_data(b);  // allocate serially
   auto decline = [&] {
     f = tsqr_factors<T>{};
     return false;
@@ -151,15 +155,13 @@ bool cholesky_qr2_factor(const P& pol, const Src& src, tsqr_factors<T>& f) {
   };
   std::vector<T> r1;
   pass([&](index_t b, std::vector<T>& g) {
-    const index_t mb = rows[std::size_t(b)];
-    auto& a = f.q[std::size_t(b)];
-    a.resize(std::size_t(mb * n));
-    src.template load_row_major<T>(b, a.data());
-    gram_of_block<P>(n, mb, a.data(), g);
+    T* a = f.q1.block_data(b);
+    src.template load_row_major<T>(b, a);
+    gram_of_block<P>(n, rows[std::size_t(b)], a, g);
   }, r1);
   if (!cholesky_of_gram(pol, n, cholesky_qr2_first_limit<T>(), r1)) return decline();
   pass([&](index_t b, std::vector<T>& g) {
-    orthogonalize_block<P>(n, rows[std::size_t(b)], r1.data(), f.q[std::size_t(b)].data(), g);
+    orthogonalize_block<P>(n, rows[std::size_t(b)], r1.data(), f.q1.block_data(b), g);
   }, f.r2);
   if (!cholesky_of_gram(pol, n, cholesky_qr2_second_limit, f.r2)) return decline();
   f.r = std::move(r1);
@@ -179,22 +181,57 @@ std::vector<T> cholesky_qr2_right_factor(const P& pol, const tsqr_factors<T>& f,
   return w;
 }
 
+/// Q1_b (row-major rows[b] x n).
+template <class T>
+T* q1_block(tsqr_factors<T>& f, index_t b) {
+  return f.in_array ? f.q1.block_data(b) : f.q[std::size_t(b)].data();
+}
+
+/// Per-thread scratch rows of the in-place product (kept between calls).
+template <class T>
+T* q1_scratch(std::size_t n) {
+  thread_local std::vector<T> buf;
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
+
 /// Pass 2 for row block b: Q1_b W (or Q1_b R2^-1 when w is empty; kx == n), row-major
-/// rows[b] x kx, into d. Frees the Q1_b.
+/// rows[b] x kx, into d, which may be Q1_b itself (then kx == n: computed in place, W's
+/// product through per-thread scratch a few hundred rows at a time). Frees a Q1_b held in q.
 template <class P, class T>
 void cholesky_qr2_apply_block(tsqr_factors<T>& f, index_t b, const std::vector<T>& w, index_t kx, T* d) {
   const index_t n = f.n, mb = f.rows[std::size_t(b)];
-  auto& q = f.q[std::size_t(b)];
+  T* q = q1_block(f, b);
   if (kx == 0) {  // nothing to write
-  } else if (!w.empty()) {
-    // row-major (Q1_b W) == column-major W' Q1_b'
-    dense<P>::gemm(true, false, kx, mb, n, T(1), w.data(), n, q.data(), n, T(0), d, kx);
-  } else {
+  } else if (w.empty()) {
     // row-major Q1_b R2^-1 == column-major R2^-T Q1_b'
-    std::copy(q.begin(), q.end(), d);
+    if (d != q) std::copy(q, q + mb * n, d);
     dense<P>::trsm(true, n, mb, f.r2.data(), n, d, n);
+  } else if (d != q) {
+    // row-major (Q1_b W) == column-major W' Q1_b'
+    dense<P>::gemm(true, false, kx, mb, n, T(1), w.data(), n, q, n, T(0), d, kx);
+  } else {
+    const index_t step = std::max<index_t>(256, (index_t(1) << 18) / std::max<index_t>(n, 1));
+    T* s = q1_scratch<T>(std::size_t(std::min(step, mb) * n));
+    for (index_t r0 = 0; r0 < mb; r0 += step) {
+      const index_t rs = std::min(step, mb - r0);
+      std::copy(q + r0 * n, q + (r0 + rs) * n, s);
+      dense<P>::gemm(true, false, kx, rs, n, T(1), w.data(), n, s, n, T(0), d + r0 * kx, kx);
+    }
   }
-  std::vector<T>().swap(q);
+  if (!f.in_array) std::vector<T>().swap(f.q[std::size_t(b)]);
+}
+
+/// Q X as an array with the row chunks and one column chunk, written over Q1 in place (kx == n);
+/// x as for cholesky_qr2_apply.
+template <class T, class P>
+array<T> cholesky_qr2_apply_in_place(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx) {
+  const index_t B = index_t(f.rows.size());
+  const std::vector<T> w = cholesky_qr2_right_factor(pol, f, x, kx);
+  typename dense<P>::threads_guard g(blas_threads_for(pol, B));
+  dense<P>::parallel(pol, B, [&](index_t b) { cholesky_qr2_apply_block<P>(f, b, w, kx, f.q1.block_data(b)); });
+  f.in_array = false;
+  return std::move(f.q1);
 }
 
 /// Pass 2 of CholeskyQR2: block b of Q X (rows[b] x kx, row-major) into dst(b), x k x kx

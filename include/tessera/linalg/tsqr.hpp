@@ -356,6 +356,9 @@ void tsqr_apply(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst&& 
 /// Q X as a chunked array with the given row chunks and one column chunk.
 template <class T, class P>
 array<T> tsqr_apply_array(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx) {
+  if constexpr (host_cholesky_qr2<P>) {
+    if (f.cholesky && f.in_array && kx == f.n) return cholesky_qr2_apply_in_place(pol, f, x, kx);
+  }
   index_t m = 0;
   for (auto r : f.rows) m += r;
   array<T> out(chunk_grid({m, kx}, chunks_t{f.rows, {kx}}));

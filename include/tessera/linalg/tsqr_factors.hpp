@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../config.hpp"
+#include "../nodes/stored.hpp"
 
 namespace tessera::linalg::detail {
 
@@ -32,11 +33,15 @@ struct tsqr_factors {
   std::vector<index_t> first_leaf;     // leaves of block b: [first_leaf[b], first_leaf[b + 1])
   std::vector<std::vector<T>> tau;     // per leaf
   std::vector<std::vector<merge>> levels;
-  // CholeskyQR2 (cholesky_qr2.hpp): q[b] is Q1_b = A_b R1^-1 row-major (rows x n, i.e. the
-  // column-major n x rows Q1_b'), p is empty and every block's Q is Q1_b R2^-1, R2 (n x n,
-  // column-major, upper triangular) kept here; r = R2 R1.
+  // CholeskyQR2 (cholesky_qr2.hpp): Q1_b = A_b R1^-1 row-major (rows x n, i.e. the
+  // column-major n x rows Q1_b') in q[b] (ts::mpi) or in block b of q1 (the host: an m x n array
+  // with the row chunks, which pass 2 overwrites with the result and hands over); p is empty
+  // and every block's Q is Q1_b R2^-1, R2 (n x n, column-major, upper triangular) kept here;
+  // r = R2 R1.
   bool cholesky = false;
   std::vector<T> r2;
+  array<T> q1;
+  bool in_array = false;  // Q1 in q1 (else in q)
 };
 
 }  // namespace tessera::linalg::detail
