@@ -18,6 +18,7 @@
 #include <xtensor/xarray.hpp>
 
 #include "../core/expression.hpp"
+#include "../core/huge_pages.hpp"
 #include "../reduce/spec.hpp"
 #include "backend.hpp"
 #include "chunk_run.hpp"
@@ -86,6 +87,7 @@ xt::xarray<typename X::value_type> compute(const X& x, const P& policy = P{}) {
   const auto& low = x.lower(policy);  // x itself when nothing in it lowers
   std::vector<std::size_t> sh(x.shape().begin(), x.shape().end());
   auto out = xt::xarray<T>::from_shape(sh);
+  detail::advise_huge_pages(out.data(), out.size() * sizeof(T));  // before the tasks touch it
   detail::evaluate_into(low, policy, out.data());  // empty chunks: tasks that write nothing
   observe.finish();
   return out;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "../core/huge_pages.hpp"
 #include "chunk_store.hpp"
 
 namespace tessera {
@@ -27,10 +28,15 @@ class memory_store {
     else std::fill(out, out + n, T{});
   }
 
-  /// Block b (row-major), allocated on first use. Distinct blocks may be allocated concurrently.
+  /// Block b (row-major), allocated on first use (large blocks with the huge-page hint, see
+  /// core/huge_pages.hpp). Distinct blocks may be allocated concurrently.
   T* block_data(index_t b) {
     auto& blk = blocks_[std::size_t(b)];
-    if (!blk) blk.reset(new T[std::size_t(std::max<index_t>(grid_.block_box(b).count(), 1))]);
+    if (!blk) {
+      const std::size_t count = std::size_t(std::max<index_t>(grid_.block_box(b).count(), 1));
+      blk.reset(new T[count]);
+      detail::advise_huge_pages(blk.get(), count * sizeof(T));
+    }
     return blk.get();
   }
 
