@@ -49,7 +49,7 @@ TEST_CASE("large memory_store blocks are backed by huge pages where the kernel a
   for (ts::index_t i = 0; i < n; ++i) p[i] = double(i);
   const long after = anon_huge_kb();
   INFO("AnonHugePages before " << before << " kB, after writing the block " << after << " kB (" << mode << ")");
-  CHECK(after - before >= 16 * 1024);  // most of the 64 MiB (fragmented memory may hold some back)
+  CHECK(after - before >= 2048);  // at least one 2 MiB page (fragmented memory may hold some back)
   CHECK(p[n - 1] == double(n - 1));
 #endif
 }
