@@ -628,6 +628,14 @@ TEMPLATE_TEST_CASE("svd_compressed: top singular values of a decaying spectrum",
     auto again = ts::linalg::svd_compressed(x, k, pol, {.n_power_iter = 2, .seed = 42});
     auto s2 = ts::compute(again.s, pol);
     CHECK(std::equal(s.begin(), s.end(), s2.begin()));
+    // The sketch's QR by CholeskyQR2 (automatic; without power iterations the sketch is well
+    // conditioned) or forced Householder: bases of the same subspace, the same values up to
+    // rounding
+    ts::linalg::svd_compressed_options o0{.n_power_iter = 0, .seed = 7};
+    auto sa = ts::compute(ts::linalg::svd_compressed(x, k, pol, o0).s, pol);
+    o0.tsqr.method = ts::linalg::tsqr_method::householder;
+    auto sh = ts::compute(ts::linalg::svd_compressed(x, k, pol, o0).s, pol);
+    for (index_t i = 0; i < k; ++i) CHECK(std::abs(sa(i) - sh(i)) <= 1e-12);
   }
   auto x = ts::zeros<double>({50, 10}, {10, 10});
   CHECK_THROWS_AS(ts::linalg::svd_compressed(x, 11, pol), std::invalid_argument);

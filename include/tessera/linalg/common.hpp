@@ -60,8 +60,8 @@ svd_result<T> transposed(const svd_result<T>& t, const P& pol) {
 ///   automatic:   ts::cuda tries CholeskyQR2 (two Gram-matrix passes through cuBLAS: R' R = A' A,
 ///                Q1 = A R^-1, repeated once on Q1) and falls back to Householder TSQR when A is
 ///                too ill-conditioned for it (linalg.md, "CholeskyQR2 on the device"); ts::host
-///                does the same with OpenBLAS (linalg/cholesky_qr2.hpp); ts::mpi and
-///                svd_compressed's inner QR use Householder TSQR.
+///                and ts::mpi do the same with OpenBLAS (linalg/cholesky_qr2.hpp), also for
+///                svd_compressed's QR of its sketch.
 ///   householder: Householder TSQR (geqrf per row block, the R factors stacked) everywhere.
 enum class tsqr_method { automatic, householder };
 
@@ -158,6 +158,26 @@ struct row_source {
   template <class T>
   void load_row_major(index_t b, T* out) const {
     dense<P>::load(pol, low, block_box(b), out);
+  }
+};
+
+/// Row blocks already dense in host memory (blocks[b]: row-major rows x n) as a row source.
+template <class T>
+struct dense_row_source {
+  const std::vector<std::vector<T>>& data;
+  std::vector<index_t> off;  // row block offsets (size nblocks + 1)
+  index_t n;
+
+  dense_row_source(const std::vector<std::vector<T>>& blocks, const std::vector<index_t>& rows, index_t cols)
+      : data(blocks), off{0}, n(cols) {
+    for (index_t r : rows) off.push_back(off.back() + r);
+  }
+  index_t blocks() const { return index_t(off.size()) - 1; }
+  index_t rows(index_t b) const { return off[static_cast<std::size_t>(b) + 1] - off[static_cast<std::size_t>(b)]; }
+  template <class U>
+  void load_row_major(index_t b, U* out) const {
+    const auto& v = data[static_cast<std::size_t>(b)];
+    std::copy(v.begin(), v.begin() + rows(b) * n, out);
   }
 };
 

@@ -4,6 +4,7 @@
 //   Omega  n x l Gaussian test matrix, l = min(k + oversampling, n): the counter-based
 //          generator, ts::random::default_rng(seed).standard_normal<T>({n, l}) (Philox)
 //   Y = A Omega;  repeat n_power_iter times: Q = tsqr(Y), Z = orth(A' Q), Y = A Z
+//   (tsqr(Y): CholeskyQR2 on the host when Y passes its test, as tsqr() does, else Householder)
 //   Q = tsqr(Y);  B' = A' Q (n x l);  B = U_B S V';  U = Q U_B[:, :k]
 //
 // Each pass evaluates every input row block once: 2 + 2 * n_power_iter passes in all. Y, Q
@@ -105,13 +106,22 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
     for (auto& pb : part)
       for (std::size_t i = 0; i < z.size(); ++i) z[i] += pb[i];
   };
-  // Q = orth(Y) by TSQR over the row blocks of Y; q[b] row-major rows x l.
+  // Q = orth(Y) over the row blocks of Y (CholeskyQR2 where the backend has it and Y is well
+  // enough conditioned for it, else Householder TSQR); q[b] row-major rows x l, its buffers
+  // kept from one call to the next.
   auto orth_y = [&](std::vector<std::vector<T>>& q) {
-    auto f = tsqr_factor<T>(pol, rows, l, [&](index_t b, T* cm) {
-      row_to_col_major(y[static_cast<std::size_t>(b)].data(), src.rows(b), l, cm);
-    }, opt.tsqr);
+    tsqr_factors<T> f;
+    bool cholesky = false;
+    if constexpr (host_cholesky_qr2<P>) {
+      if (opt.tsqr.method == tsqr_method::automatic)
+        cholesky = cholesky_qr2_factor<T>(pol, dense_row_source<T>(y, rows, l), f);
+    }
+    if (!cholesky)
+      f = tsqr_factor<T>(pol, rows, l, [&](index_t b, T* cm) {
+        row_to_col_major(y[static_cast<std::size_t>(b)].data(), src.rows(b), l, cm);
+      }, opt.tsqr);
     const index_t kq = f.k;
-    q.assign(static_cast<std::size_t>(B), {});
+    q.resize(static_cast<std::size_t>(B));
     for (index_t b = 0; b < B; ++b) q[static_cast<std::size_t>(b)].resize(std::size_t(src.rows(b) * kq));
     tsqr_apply(pol, f, static_cast<const T*>(nullptr), kq, [&](index_t b) { return q[static_cast<std::size_t>(b)].data(); });
     return kq;

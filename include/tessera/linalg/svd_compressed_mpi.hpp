@@ -84,16 +84,25 @@ svd_compressed(
     for (auto& pb : part)  // in block order, as one process
       for (std::size_t i = 0; i < z.size(); ++i) z[i] += pb[i];
   };
-  auto orth_y = [&](std::vector<std::vector<T>>& q) {
+  auto orth_y = [&](std::vector<std::vector<T>>& q) {  // as one process: CholeskyQR2 first
     detail::tsqr_factors<T> f;
-    f.q.assign(static_cast<std::size_t>(B), {});
-    for (index_t b : mine) {
-      f.q[std::size_t(b)].resize(std::size_t(rows[std::size_t(b)] * l));
-      detail::row_to_col_major(y[std::size_t(b)].data(), rows[std::size_t(b)], l, f.q[std::size_t(b)].data());
+    bool cholesky = false;
+    if (opt.tsqr.method == tsqr_method::automatic) {
+      f.q.assign(static_cast<std::size_t>(B), {});
+      for (index_t b : mine) f.q[std::size_t(b)] = y[std::size_t(b)];  // row-major
+      cholesky = detail::cholesky_qr2_factor_loaded(pol, own, rows, l, f);
     }
-    detail::tsqr_factor_loaded(pol, own, rows, l, opt.tsqr, f);
+    if (!cholesky) {
+      f = detail::tsqr_factors<T>{};
+      f.q.assign(static_cast<std::size_t>(B), {});
+      for (index_t b : mine) {
+        f.q[std::size_t(b)].resize(std::size_t(rows[std::size_t(b)] * l));
+        detail::row_to_col_major(y[std::size_t(b)].data(), rows[std::size_t(b)], l, f.q[std::size_t(b)].data());
+      }
+      detail::tsqr_factor_loaded(pol, own, rows, l, opt.tsqr, f);
+    }
     const index_t kq = f.k;
-    q.assign(static_cast<std::size_t>(B), {});
+    q.resize(static_cast<std::size_t>(B));
     for (index_t b : mine) q[std::size_t(b)].resize(std::size_t(rows[std::size_t(b)] * kq));
     detail::tsqr_apply_mpi(local, own, f, static_cast<const T*>(nullptr), kq,
                            [&](index_t b) { return q[std::size_t(b)].data(); });
