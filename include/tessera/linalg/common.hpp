@@ -65,7 +65,8 @@ svd_result<T> transposed(const svd_result<T>& t, const P& pol) {
 ///   householder: Householder TSQR (geqrf per row block, the R factors stacked) everywhere.
 enum class tsqr_method { automatic, householder };
 
-/// Tuning knobs of the TSQR-based factorizations.
+/// Tuning knobs of the TSQR-based factorizations. fanin, tree and leaf_rows shape the
+/// Householder TSQR only (CholeskyQR2, tried first for tall input, has no tree).
 struct tsqr_options {
   /// Largest number of R factors stacked and factored together; more row blocks reduce
   /// recursively (a tree of stacked QRs). 0: automatic (stack at most ~16 Mi elements).
