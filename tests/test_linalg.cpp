@@ -637,6 +637,13 @@ TEMPLATE_TEST_CASE("svd_compressed: top singular values of a decaying spectrum",
     auto sh = ts::compute(ts::linalg::svd_compressed(x, k, pol, o0).s, pol);
     for (index_t i = 0; i < k; ++i) CHECK(std::abs(sa(i) - sh(i)) <= 1e-12);
   }
+  {  // rows of a stored array read in place (whole-row chunks) or evaluated (a lazy x + 0):
+     // the same products, the same bits
+    auto xs = ts::from_xtensor(d, ts::chunks_t{{100, 100, 100, 100}, {60}});
+    auto in_place = ts::compute(ts::linalg::svd_compressed(xs, k, pol, {.n_power_iter = 1, .seed = 3}).u, pol);
+    auto evaluated = ts::compute(ts::linalg::svd_compressed(xs + 0.0, k, pol, {.n_power_iter = 1, .seed = 3}).u, pol);
+    CHECK(std::equal(in_place.begin(), in_place.end(), evaluated.begin(), evaluated.end()));
+  }
   auto x = ts::zeros<double>({50, 10}, {10, 10});
   CHECK_THROWS_AS(ts::linalg::svd_compressed(x, 11, pol), std::invalid_argument);
 }

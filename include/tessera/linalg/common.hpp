@@ -160,6 +160,12 @@ struct row_source {
   void load_row_major(index_t b, T* out) const {
     dense<P>::load(pol, low, block_box(b), out);
   }
+  /// f(p), p row block b row-major (rows(b) x n, ld n): in place when a stored input holds it
+  /// so, else loaded into scratch (rows(b) * n elements).
+  template <class T, class F>
+  void with_row_major(index_t b, T* scratch, F&& f) const {
+    dense<P>::with_rows(pol, low, block_box(b), scratch, std::forward<F>(f));
+  }
 };
 
 /// Row blocks already dense in host memory (blocks[b]: row-major rows x n) as a row source.

@@ -263,6 +263,14 @@ struct dense<cuda> {
     f();
   }
 
+  /// f(scratch) with the box loaded into it (load): a device backend has no host rows to read
+  /// in place.
+  template <class T, class L, class F>
+  static void with_rows(const cuda& pol, const L& low, const box& bx, T* scratch, F&& f) {
+    load(pol, low, bx, scratch);
+    f(static_cast<const T*>(scratch));
+  }
+
   /// Box bx of the lowered expression, evaluated by the chunk kernel on the current device and
   /// copied row-major (last axis contiguous) into the host buffer out (backend<cuda>'s
   /// eval_to_host, as a one-task run on the thread's linalg stream).

@@ -29,6 +29,9 @@
 //   dense<P>::concurrency(pol)                  tasks parallel() runs at once
 //   dense<P>::load(pol, lowered, box, out)      evaluates a lowered expression's box into a
 //                                               row-major host buffer (on the backend)
+//   dense<P>::with_rows(pol, lowered, box, scratch, f)
+//                                               f(p), p the box row-major: in place where the
+//                                               host holds it so, else loaded into scratch
 //   dense<P>::host_side(pol)                    host policy for small host-side work
 //   dense<P>::tree_path                         TSQR may use the tpqrt merge tree
 //   dense<P>::cholesky_qr2                      TSQR may use the host CholeskyQR2
@@ -87,6 +90,34 @@ struct dense<host> {
     backend<host>::task_env env;
     auto acc = low.bind(bx, env.context());
     backend<host>::eval_to_host(env, acc, bx, out, row_major_strides(bx));
+  }
+
+  /// f(p), p the box bx (2-D) of the lowered expression row-major (ld = bx's columns): read in
+  /// place when the bound box's rows lie back to back in memory (a stored array whose chunk
+  /// holds whole rows), else evaluated into `scratch` (bx.count() elements).
+  template <class T, class L, class F>
+  static void with_rows(const host& pol, const L& low, const box& bx, T* scratch, F&& f) {
+    if (bx.count() == 0) return f(static_cast<const T*>(scratch));
+    backend<host>::task_env env;
+    auto acc = low.bind(bx, env.context());
+    using line_t = decltype(acc.line(bx.lo, 1, 1));
+    if constexpr (tessera::detail::contiguous_line<line_t>) {
+      using element = std::remove_cvref_t<decltype(*std::declval<const line_t&>().contiguous(0))>;
+      if constexpr (std::is_same_v<element, T>) {
+        const T* p0 = acc.line(bx.lo, 1, 1).contiguous(0);
+        bool in_place = p0 != nullptr;
+        const index_t cols = bx.extent(1);
+        ivec at = bx.lo;
+        for (index_t i = 1; in_place && i < bx.extent(0); ++i) {
+          at[0] = bx.lo[0] + i;
+          in_place = acc.line(at, 1, 1).contiguous(0) == p0 + i * cols;
+        }
+        if (in_place) return f(p0);
+      }
+    }
+    (void)pol;
+    backend<host>::eval_to_host(env, acc, bx, scratch, row_major_strides(bx));
+    f(static_cast<const T*>(scratch));
   }
 
   /// Sets OpenBLAS's thread count for the guard's lifetime (restored afterwards).

@@ -75,15 +75,16 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
     typename dense<P>::threads_guard g(bt);
     dense<P>::parallel(pol, B, [&](index_t b) {
       const index_t mb = src.rows(b);
-      T* ab = scratch<T, 2>(std::size_t(mb * n));
-      src.template load_row_major<T>(b, ab);  // column-major n x mb == A_b'
       auto& yb = y[static_cast<std::size_t>(b)];
       yb.resize(std::size_t(mb * l));
-      // Y_b' (l x mb) = X' (l x n) A_b' (n x mb)
-      if (x_is_col_major_n_by_l)
-        dense<P>::gemm(true, false, l, mb, n, T(1), x, n, ab, n, T(0), yb.data(), l);
-      else
-        dense<P>::gemm(false, false, l, mb, n, T(1), x, l, ab, n, T(0), yb.data(), l);
+      // (a stored input's row block read in place)
+      src.template with_row_major<T>(b, scratch<T, 2>(std::size_t(mb * n)), [&](const T* ab) {
+        // ab: column-major n x mb == A_b'; Y_b' (l x mb) = X' (l x n) A_b' (n x mb)
+        if (x_is_col_major_n_by_l)
+          dense<P>::gemm(true, false, l, mb, n, T(1), x, n, ab, n, T(0), yb.data(), l);
+        else
+          dense<P>::gemm(false, false, l, mb, n, T(1), x, l, ab, n, T(0), yb.data(), l);
+      });
     });
   };
   // Z = A' Q (column-major n x l), partial sums per block summed in block order.
@@ -93,13 +94,13 @@ svd_result<T> svd_compressed_tall(const Src& src, index_t k, const svd_compresse
       typename dense<P>::threads_guard g(bt);
       dense<P>::parallel(pol, B, [&](index_t b) {
         const index_t mb = src.rows(b);
-        T* ab = scratch<T, 2>(std::size_t(mb * n));
-        src.template load_row_major<T>(b, ab);
         auto& pb = part[static_cast<std::size_t>(b)];
         pb.resize(std::size_t(n * l));
-        // A_b' (n x mb, col-major ld n) * Q_b (mb x l) where q[b] is column-major l x mb
-        dense<P>::gemm(false, true, n, l, mb, T(1), ab, n, q[static_cast<std::size_t>(b)].data(), l,
-                          T(0), pb.data(), n);
+        src.template with_row_major<T>(b, scratch<T, 2>(std::size_t(mb * n)), [&](const T* ab) {
+          // A_b' (n x mb, col-major ld n) * Q_b (mb x l) where q[b] is column-major l x mb
+          dense<P>::gemm(false, true, n, l, mb, T(1), ab, n, q[static_cast<std::size_t>(b)].data(), l,
+                         T(0), pb.data(), n);
+        });
       });
     }
     z.assign(std::size_t(n * l), T(0));
