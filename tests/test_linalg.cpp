@@ -279,6 +279,11 @@ TEMPLATE_TEST_CASE("svd special shapes and inputs", "[linalg][svd]", TESSERA_TES
     check_svd(d, x, pol, ts::linalg::svd(x, pol, opt));
     check_qr(d, x, pol, ts::linalg::qr(x, pol, opt));
   }
+  SECTION("U written over Q1 in pieces of rows (CholeskyQR2, a 1900-row block, 300 columns)") {
+    auto d = testing::random_data<double>(rng, {1900, 300});
+    auto x = ts::from_xtensor(d, ts::chunks_t{{1900}, {300}});
+    check_svd(d, x, pol, ts::linalg::svd(x, pol));
+  }
   SECTION("deterministic: the same result twice, bit for bit") {
     auto d = testing::random_data<double>(rng, {200, 12});
     auto x = ts::from_xtensor(d, ts::chunks_t{{64, 64, 64, 8}, {12}});
@@ -414,6 +419,8 @@ TEMPLATE_TEST_CASE("TSQR: CholeskyQR2 where A is well conditioned, Householder w
     xt::xarray<double> a = g;
     for (std::size_t i = 0; i < std::size_t(m); ++i) a(i, 3) = 0;
     const qr_quality q = run(a, ts::linalg::tsqr_method::automatic);
+    CHECK_FALSE(q.positive_diagonal);  // (a zero on R's diagonal at least)
+    CHECK(q.orth <= 1e-13 * double(n));
     CHECK(q.resid <= 1e-13 * double(n));
   }
   {  // the SVD through CholeskyQR2 at cond about 1e5 meets the LAPACK-reference bounds
@@ -422,12 +429,17 @@ TEMPLATE_TEST_CASE("TSQR: CholeskyQR2 where A is well conditioned, Householder w
     check_svd(a, x, pol, ts::linalg::svd(x, pol));
   }
   if constexpr (std::is_same_v<TestType, ts::host>) {
-    // Every sum runs in block order: 1 and 2 threads give the same bits
-    const auto a = scaled(3.0);
-    auto x = ts::from_xtensor(a, ts::chunks_t{ts::detail::regular(m, c), {n}});
-    xt::xarray<double> q1 = ts::compute(ts::linalg::tsqr(x, ts::host{.threads = 1}).q);
-    xt::xarray<double> q2 = ts::compute(ts::linalg::tsqr(x, ts::host{.threads = 2}).q);
+    // Every sum runs in block order and the n x n Cholesky steps on one thread: Q and R are
+    // the same bits for 1 and 2 threads (n = 200: wide enough for OpenBLAS's parallel potrf
+    // to round differently). (The SVD's gesdd of R runs on every thread: not compared.)
+    xt::xarray<double> w = xt::empty<double>({std::size_t(2400), std::size_t(200)});
+    for (auto& v : w) v = nd(rng);
+    auto x = ts::from_xtensor(w, ts::chunks_t{ts::detail::regular(2400, 700), {200}});
+    auto one = ts::linalg::tsqr(x, ts::host{.threads = 1}), two = ts::linalg::tsqr(x, ts::host{.threads = 2});
+    xt::xarray<double> q1 = ts::compute(one.q), q2 = ts::compute(two.q);
+    xt::xarray<double> r1 = ts::compute(one.r), r2 = ts::compute(two.r);
     CHECK(std::equal(q1.begin(), q1.end(), q2.begin(), q2.end()));
+    CHECK(std::equal(r1.begin(), r1.end(), r2.begin(), r2.end()));
   }
 }
 

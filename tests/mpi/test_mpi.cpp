@@ -209,13 +209,17 @@ TEST_CASE("qr and svd across ranks: bitwise identical to one process, Q and U st
     ts::linalg::tsqr_options opt;
     const char* what;
   };
+  constexpr auto householder = ts::linalg::tsqr_method::householder;
   const std::vector<shape_case> cases = {
-      {300, 7, {60, 80, 50, 70, 40}, {.leaf_rows = 16}, "tree path, several leaves per block"},
-      {300, 7, {60, 80, 50, 70, 40}, {}, "tree path, one leaf per block"},
-      {300, 7, {60, 80, 50, 70, 40}, {.tree = false}, "stacked path"},
-      {120, 9, {30, 5, 40, 3, 42}, {}, "blocks shorter than n (stacked)"},
-      {200, 6, {200}, {}, "one row block"},
-      {403, 12, {101, 101, 101, 100}, {.fanin = 2}, "stacked, fan-in 2 (a tree of stacks)"},
+      {300, 7, {60, 80, 50, 70, 40}, {.leaf_rows = 16, .method = householder}, "tree path, several leaves per block"},
+      {300, 7, {60, 80, 50, 70, 40}, {.method = householder}, "tree path, one leaf per block"},
+      {300, 7, {60, 80, 50, 70, 40}, {.tree = false, .method = householder}, "stacked path"},
+      {120, 9, {30, 5, 40, 3, 42}, {.method = householder}, "blocks shorter than n (stacked)"},
+      {200, 6, {200}, {.method = householder}, "one row block"},
+      {403, 12, {101, 101, 101, 100}, {.fanin = 2, .method = householder}, "stacked, fan-in 2 (a tree of stacks)"},
+      {300, 7, {60, 80, 50, 70, 40}, {}, "CholeskyQR2 (the default for tall input)"},
+      {120, 9, {30, 5, 40, 3, 42}, {}, "CholeskyQR2, blocks shorter than n"},
+      {200, 6, {200}, {}, "CholeskyQR2, one row block"},
   };
   for (const auto& c : cases) {
     INFO(c.what << ": " << c.m << " x " << c.n << " on " << world.size() << " ranks");

@@ -11,7 +11,8 @@
 //   output (cholesky_qr2_apply): block b of Q X = Q1_b (R2^-1 X): one trsm for R2^-1 X, one
 //           gemm per block (for Q itself, X = I: one trsm per block).
 // The same algorithm and acceptance test as the device's (tsqr_cuda.cuh). Every sum runs in
-// block order, so the result does not depend on the thread count for a given chunking.
+// block order and the n x n steps on one BLAS thread, so Q and R do not depend on the thread
+// count for a given chunking.
 // About 5 m n^2 flops for an SVD (4 for Q itself), as many as Householder TSQR's but all of
 // it in syrk/trsm/gemm instead of LAPACK's panel factorizations.
 #pragma once
@@ -59,9 +60,10 @@ constexpr double cholesky_qr2_second_limit = 4.0;
 template <class P>
 concept host_cholesky_qr2 = requires { requires dense<P>::cholesky_qr2; };
 
-/// Row blocks whose Gram matrices (n x n each) are held at once: at least `concurrency`,
-/// else as many as fit in about 256 MiB (every block at once for narrow matrices), so that
-/// many short row blocks do not hold many n x n matrices.
+/// Row blocks whose Gram matrices (n x n each) are held at once: as many as fit in about 256
+/// MiB (every block at once for narrow matrices), but at least `concurrency` (the tasks that
+/// run at once; for n beyond about 5800 that is more than 256 MiB), so that many short row
+/// blocks do not hold one n x n matrix each.
 inline index_t gram_wave(index_t concurrency, index_t blocks, index_t n, std::size_t itemsize) {
   const double fit = double(std::size_t(256) << 20) / (double(n) * double(n) * double(itemsize));
   return std::clamp<index_t>(std::max<index_t>(concurrency, index_t(std::min(fit, 1e15))), 1,
@@ -93,8 +95,10 @@ void sum_grams_in_waves(index_t B, index_t n, index_t wave, std::vector<T>& g, R
 /// upper, zero below the diagonal). false when the sum is not positive definite or R's 1-norm
 /// condition number exceeds `limit` (or is not finite).
 template <class T, class P>
-bool cholesky_of_gram(const P& pol, index_t n, double limit, std::vector<T>& r) {
-  typename dense<P>::threads_guard guard(dense<P>::concurrency(pol));
+bool cholesky_of_gram(const P&, index_t n, double limit, std::vector<T>& r) {
+  // One thread: OpenBLAS's own potrf takes another blocking when it may use several, and
+  // the factor must not depend on the thread count (a few ms for n = 1000).
+  typename dense<P>::threads_guard guard(1);
   if (dense<P>::potrf(n, r.data(), n) != 0) return false;
   for (index_t j = 0; j < n; ++j) std::fill(r.data() + j * n + j + 1, r.data() + (j + 1) * n, T(0));
   std::vector<T> inv = r;
@@ -125,6 +129,14 @@ void start_cholesky_qr2(tsqr_factors<T>& f, const std::vector<index_t>& rows, in
   f.cholesky = true;
   f.rows = rows;
   f.kb.assign(rows.size(), n);
+}
+
+/// R = R2 R1 into f.r (upper triangular), one BLAS thread as the Cholesky steps.
+template <class T, class P>
+void finish_cholesky_qr2(const P&, tsqr_factors<T>& f, std::vector<T> r1) {
+  typename dense<P>::threads_guard guard(1);
+  f.r = std::move(r1);
+  dense<P>::trmm(f.n, f.n, f.r2.data(), f.n, f.r.data(), f.n);
 }
 
 /// CholeskyQR2 of the row source (m >= n, n > 0) into f. false (f's buffers freed) when an
@@ -164,8 +176,7 @@ bool cholesky_qr2_factor(const P& pol, const Src& src, tsqr_factors<T>& f) {
     orthogonalize_block<P>(n, rows[std::size_t(b)], r1.data(), f.q1.block_data(b), g);
   }, f.r2);
   if (!cholesky_of_gram(pol, n, cholesky_qr2_second_limit, f.r2)) return decline();
-  f.r = std::move(r1);
-  dense<P>::trmm(n, n, f.r2.data(), n, f.r.data(), n);  // R = R2 R1 (upper triangular)
+  finish_cholesky_qr2(pol, f, std::move(r1));
   return true;
 }
 
@@ -176,7 +187,7 @@ std::vector<T> cholesky_qr2_right_factor(const P& pol, const tsqr_factors<T>& f,
   std::vector<T> w;
   if (!x) return w;
   w.assign(x, x + f.n * kx);
-  typename dense<P>::threads_guard g(dense<P>::concurrency(pol));
+  typename dense<P>::threads_guard g(dense<P>::concurrency(pol));  // by columns: same values
   dense<P>::trsm(false, f.n, kx, f.r2.data(), f.n, w.data(), f.n);
   return w;
 }
@@ -187,17 +198,11 @@ T* q1_block(tsqr_factors<T>& f, index_t b) {
   return f.in_array ? f.q1.block_data(b) : f.q[std::size_t(b)].data();
 }
 
-/// Per-thread scratch rows of the in-place product (kept between calls).
-template <class T>
-T* q1_scratch(std::size_t n) {
-  thread_local std::vector<T> buf;
-  if (buf.size() < n) buf.resize(n);
-  return buf.data();
-}
-
 /// Pass 2 for row block b: Q1_b W (or Q1_b R2^-1 when w is empty; kx == n), row-major
-/// rows[b] x kx, into d, which may be Q1_b itself (then kx == n: computed in place, W's
-/// product through per-thread scratch a few hundred rows at a time). Frees a Q1_b held in q.
+/// rows[b] x kx, into d, which may be Q1_b itself (then kx == n: computed in place). W's
+/// product runs a few hundred rows at a time, in place through per-thread scratch, so that
+/// every path (in place or not, one process or ts::mpi) makes the same gemm calls. Frees a
+/// Q1_b held in q.
 template <class P, class T>
 void cholesky_qr2_apply_block(tsqr_factors<T>& f, index_t b, const std::vector<T>& w, index_t kx, T* d) {
   const index_t n = f.n, mb = f.rows[std::size_t(b)];
@@ -207,16 +212,15 @@ void cholesky_qr2_apply_block(tsqr_factors<T>& f, index_t b, const std::vector<T
     // row-major Q1_b R2^-1 == column-major R2^-T Q1_b'
     if (d != q) std::copy(q, q + mb * n, d);
     dense<P>::trsm(true, n, mb, f.r2.data(), n, d, n);
-  } else if (d != q) {
-    // row-major (Q1_b W) == column-major W' Q1_b'
-    dense<P>::gemm(true, false, kx, mb, n, T(1), w.data(), n, q, n, T(0), d, kx);
   } else {
+    // row-major (Q1_b W) == column-major W' Q1_b', rows r0 .. r0 + rs at a time
     const index_t step = std::max<index_t>(256, (index_t(1) << 18) / std::max<index_t>(n, 1));
-    T* s = q1_scratch<T>(std::size_t(std::min(step, mb) * n));
+    T* s = d == q ? scratch<T, 3>(std::size_t(std::min(step, mb) * n)) : nullptr;
     for (index_t r0 = 0; r0 < mb; r0 += step) {
       const index_t rs = std::min(step, mb - r0);
-      std::copy(q + r0 * n, q + (r0 + rs) * n, s);
-      dense<P>::gemm(true, false, kx, rs, n, T(1), w.data(), n, s, n, T(0), d + r0 * kx, kx);
+      const T* src = q + r0 * n;
+      if (s) src = std::copy(q + r0 * n, q + (r0 + rs) * n, s) - rs * n;
+      dense<P>::gemm(true, false, kx, rs, n, T(1), w.data(), n, src, n, T(0), d + r0 * kx, kx);
     }
   }
   if (!f.in_array) std::vector<T>().swap(f.q[std::size_t(b)]);
@@ -235,7 +239,8 @@ array<T> cholesky_qr2_apply_in_place(const P& pol, tsqr_factors<T>& f, const T* 
 }
 
 /// Pass 2 of CholeskyQR2: block b of Q X (rows[b] x kx, row-major) into dst(b), x k x kx
-/// column-major (nullptr: the identity, kx == k). Frees the Q1_b as it goes.
+/// column-major (nullptr: the identity, kx == k). Frees the Q1_b held in q as it goes (those
+/// in the array q1 stay until f goes).
 template <class T, class P, class Dst>
 void cholesky_qr2_apply(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx, Dst& dst) {
   const index_t B = index_t(f.rows.size());

@@ -277,6 +277,14 @@ array<typename X::value_type> materialize(const X& x, const P& pol) {
   return out;
 }
 
+/// Per-thread scratch that keeps its memory between tasks (no page faults per block).
+template <class T, int Slot>
+T* scratch(std::size_t n) {
+  thread_local std::vector<T> buf;
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
+
 /// Threads for the BLAS inside tasks that already run `tasks` at once on `pol`.
 template <class P>
 int blas_threads_for(const P& pol, index_t tasks) {

@@ -123,13 +123,6 @@ void reduce_r(const P& pol, index_t n, std::vector<std::vector<T>>& rs,
   });
 }
 
-/// Per-thread scratch that keeps its memory between tasks (no page faults per block).
-template <class T, int Slot>
-T* scratch(std::size_t n) {
-  thread_local std::vector<T> buf;
-  if (buf.size() < n) buf.resize(n);
-  return buf.data();
-}
 
 /// The tree path's leaves: each row block cut into leaves of about 256 Ki elements (at least n
 /// rows, leaf_rows when given), in block order.
@@ -393,7 +386,7 @@ std::vector<index_t> qr_row_blocks(const X& a, const tsqr_options& opt) {
 /// QR factorization by TSQR: a (m x n, any 2-D value expression) = q r with q m x k
 /// orthonormal columns (a's row chunks, one column chunk) and r k x n upper trapezoidal,
 /// k = min(m, n). Columns split over several chunks are combined per row block. Each input
-/// row block is evaluated once.
+/// row block is evaluated once (twice when CholeskyQR2 declines and Householder TSQR runs).
 template <expression_type X, linalg_policy P = host>
 qr_result<detail::real_of<X>> tsqr(const X& a, const P& pol = {}, const tsqr_options& opt = {}) {
   using T = detail::real_of<X>;

@@ -310,7 +310,7 @@ device_tsqr<T> device_householder_factor(const cuda& pol, const Src& src, const 
   return f;
 }
 
-// CholeskyQR2's acceptance test, shared with the host (linalg/common.hpp).
+// CholeskyQR2's acceptance test, shared with the host (linalg/cholesky_qr2.hpp).
 using detail::cholesky_qr2_first_limit;
 using detail::cholesky_qr2_second_limit;
 using detail::triangular_condition_1;

@@ -312,7 +312,9 @@ bool cholesky_qr2_factor_loaded(const mpi<L>& pol, const row_owners& own, const 
     bool ok = false;
     on_this_rank(error, cause, [&] { ok = cholesky_of_gram(local, n, limit, r); });
     rt::agree(pol.comm, error, cause);
-    return ok;
+    int all = ok ? 1 : 0;  // the same on every rank by construction; agreed on all the same
+    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, pol.comm);
+    return all == 1;
   };
   std::vector<T> r1;
   const bool ok =
@@ -325,8 +327,7 @@ bool cholesky_qr2_factor_loaded(const mpi<L>& pol, const row_owners& own, const 
     f = tsqr_factors<T>{};
     return false;
   }
-  f.r = std::move(r1);
-  dense<host>::trmm(n, n, f.r2.data(), n, f.r.data(), n);  // R = R2 R1
+  finish_cholesky_qr2(local, f, std::move(r1));  // R = R2 R1
   return true;
 }
 
