@@ -226,18 +226,6 @@ void cholesky_qr2_apply_block(tsqr_factors<T>& f, index_t b, const std::vector<T
   if (!f.in_array) std::vector<T>().swap(f.q[std::size_t(b)]);
 }
 
-/// Q X as an array with the row chunks and one column chunk, written over Q1 in place (kx == n);
-/// x as for cholesky_qr2_apply.
-template <class T, class P>
-array<T> cholesky_qr2_apply_in_place(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx) {
-  const index_t B = index_t(f.rows.size());
-  const std::vector<T> w = cholesky_qr2_right_factor(pol, f, x, kx);
-  typename dense<P>::threads_guard g(blas_threads_for(pol, B));
-  dense<P>::parallel(pol, B, [&](index_t b) { cholesky_qr2_apply_block<P>(f, b, w, kx, f.q1.block_data(b)); });
-  f.in_array = false;
-  return std::move(f.q1);
-}
-
 /// Pass 2 of CholeskyQR2: block b of Q X (rows[b] x kx, row-major) into dst(b), x k x kx
 /// column-major (nullptr: the identity, kx == k). Frees the Q1_b held in q as it goes (those
 /// in the array q1 stay until f goes).
@@ -247,6 +235,16 @@ void cholesky_qr2_apply(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx
   const std::vector<T> w = cholesky_qr2_right_factor(pol, f, x, kx);
   typename dense<P>::threads_guard g(blas_threads_for(pol, B));
   dense<P>::parallel(pol, B, [&](index_t b) { cholesky_qr2_apply_block<P>(f, b, w, kx, dst(b)); });
+}
+
+/// Q X as an array with the row chunks and one column chunk, written over Q1 in place (kx == n);
+/// x as for cholesky_qr2_apply.
+template <class T, class P>
+array<T> cholesky_qr2_apply_in_place(const P& pol, tsqr_factors<T>& f, const T* x, index_t kx) {
+  auto over_q1 = [&f](index_t b) { return f.q1.block_data(b); };
+  cholesky_qr2_apply(pol, f, x, kx, over_q1);
+  f.in_array = false;
+  return std::move(f.q1);
 }
 
 }  // namespace tessera::linalg::detail

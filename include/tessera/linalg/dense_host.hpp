@@ -96,7 +96,7 @@ struct dense<host> {
   /// place when the bound box's rows lie back to back in memory (a stored array whose chunk
   /// holds whole rows), else evaluated into `scratch` (bx.count() elements).
   template <class T, class L, class F>
-  static void with_rows(const host& pol, const L& low, const box& bx, T* scratch, F&& f) {
+  static void with_rows(const host&, const L& low, const box& bx, T* scratch, F&& f) {
     if (bx.count() == 0) return f(static_cast<const T*>(scratch));
     backend<host>::task_env env;
     auto acc = low.bind(bx, env.context());
@@ -115,7 +115,6 @@ struct dense<host> {
         if (in_place) return f(p0);
       }
     }
-    (void)pol;
     backend<host>::eval_to_host(env, acc, bx, scratch, row_major_strides(bx));
     f(static_cast<const T*>(scratch));
   }

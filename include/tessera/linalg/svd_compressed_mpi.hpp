@@ -92,8 +92,7 @@ svd_compressed(
       for (index_t b : mine) f.q[std::size_t(b)] = y[std::size_t(b)];  // row-major
       cholesky = detail::cholesky_qr2_factor_loaded(pol, own, rows, l, f);
     }
-    if (!cholesky) {
-      f = detail::tsqr_factors<T>{};
+    if (!cholesky) {  // (a declined CholeskyQR2 left f empty)
       f.q.assign(static_cast<std::size_t>(B), {});
       for (index_t b : mine) {
         f.q[std::size_t(b)].resize(std::size_t(rows[std::size_t(b)] * l));

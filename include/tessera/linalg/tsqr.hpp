@@ -123,7 +123,6 @@ void reduce_r(const P& pol, index_t n, std::vector<std::vector<T>>& rs,
   });
 }
 
-
 /// The tree path's leaves: each row block cut into leaves of about 256 Ki elements (at least n
 /// rows, leaf_rows when given), in block order.
 template <class T>
