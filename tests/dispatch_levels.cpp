@@ -6,6 +6,8 @@
 // and compares the batched random paths with the per-element functions of this baseline TU.
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -156,6 +158,106 @@ TEST_CASE("Philox batches of every length give block()'s words at every level", 
   ts::set_host_isa(before);
 }
 
+TEST_CASE("AVX-512 double normals equal conv::box_muller: chosen words and Philox blocks",
+          "[dispatch]") {
+  if (ts::detected_host_isa() != ts::host_isa::avx512) {
+    WARN("skipped: this CPU has no AVX-512 (the kernel random/box_muller_avx512.hpp is not run)");
+    return;
+  }
+  namespace bm = tr::box_muller_avx512;
+  // what the kernel must give for block words (a, b, c, d): conv::box_muller, then the map
+  const auto expected = [](std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d,
+                           bm::affine m, double& cos_part, double& sin_part) {
+    double z0, z1;
+    tr::conv::box_muller(a, b, c, d, z0, z1);
+    cos_part = tr::math::fmad(m.scale, z0, m.loc);
+    sin_part = tr::math::fmad(m.scale, z1, m.loc);
+  };
+  // where pair j's two elements go in out: neighbours (2j, 2j + 1), two apart (4g + {0, 2} or
+  // 4g + {1, 3})
+  const auto places = [](bm::pair_order order, int j, int& cos_at, int& sin_at) {
+    if (order == bm::pair_order::neighbours) {
+      cos_at = 2 * j;
+      sin_at = 2 * j + 1;
+    } else {
+      cos_at = 4 * (j / 2) + j % 2;
+      sin_at = cos_at + 2;
+    }
+  };
+  const auto seed = testing::test_seed(77);
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const bm::affine maps[] = {{1, 0}, {1, 10}, {2.5, -3}, {-1, 0}};
+  SECTION("words at the edges: u = 2^-53 and 1, every quadrant boundary, random words") {
+    std::vector<std::uint32_t> x, y, z, w;
+    const std::uint32_t edges[] = {0u, 1u, 0x7FFu, 0x800u, 0x1FFFFFFFu, 0x20000000u, 0x3FFFFFFFu,
+                                   0x40000000u, 0x5FFFFFFFu, 0x60000000u, 0x7FFFFFFFu, 0x80000000u,
+                                   0x9FFFFFFFu, 0xA0000000u, 0xDFFFFFFFu, 0xE0000000u, 0xFFFFF800u,
+                                   0xFFFFFFFFu};
+    for (std::uint32_t a : edges)
+      for (std::uint32_t c : edges) {
+        x.push_back(a);
+        y.push_back(edges[(a + c) % std::size(edges)]);
+        z.push_back(c);
+        w.push_back(edges[(a ^ c) % std::size(edges)]);
+      }
+    for (int k = 0; k < 200; ++k) {
+      x.push_back(std::uint32_t(rng()));
+      y.push_back(std::uint32_t(rng()));
+      z.push_back(std::uint32_t(rng()));
+      w.push_back(std::uint32_t(rng()));
+    }
+    for (const auto order : {bm::pair_order::neighbours, bm::pair_order::two_apart})
+      for (const bm::affine m : maps)
+        for (int nb : {int(x.size()), 1, 2, 7, 16, 17, 30}) {
+          if (order == bm::pair_order::two_apart && nb % 2) continue;
+          INFO("order " << int(order) << " scale " << m.scale << " loc " << m.loc << " blocks " << nb);
+          std::vector<double> out(2 * std::size_t(nb) + 16, 99.0);
+          bm::normals_of_words(x.data(), y.data(), z.data(), w.data(), nb, order, m, out.data());
+          int bad = 0;
+          for (int j = 0; j < nb; ++j) {
+            double c, s;
+            const auto q = std::size_t(j);
+            expected(x[q], y[q], z[q], w[q], m, c, s);
+            int ci, si;
+            places(order, j, ci, si);
+            bad += std::memcmp(&out[std::size_t(ci)], &c, 8) != 0 || std::memcmp(&out[std::size_t(si)], &s, 8) != 0;
+          }
+          CHECK(bad == 0);
+          int touched = 0;  // nothing past 2 nb is written
+          for (std::size_t e = 2 * std::size_t(nb); e < out.size(); ++e) touched += out[e] != 99.0;
+          CHECK(touched == 0);
+        }
+  }
+  SECTION("Philox blocks in registers: every count to 130, strides 1 and 2, across the 2^32 carry") {
+    const tr::philox::key k = tr::philox::key::of_seed(rng());
+    const std::uint64_t stream = rng() % 5;
+    for (const auto order : {bm::pair_order::neighbours, bm::pair_order::two_apart})
+      for (int bstride : {1, 2})
+        for (int nb = 0; nb <= 130; ++nb) {
+          if (order == bm::pair_order::two_apart && (nb % 2 || bstride != 1)) continue;
+          const std::uint64_t b0 = 0xFFFFFFC0ull + 2 * (rng() % 16);  // even, near 2^32
+          const bm::affine m = maps[rng() % std::size(maps)];
+          INFO("order " << int(order) << " stride " << bstride << " blocks " << nb << " b0 " << b0);
+          std::vector<double> out(2 * std::size_t(nb) + 16, 99.0);
+          bm::normals(k, stream, b0, bstride, nb, order, m, out.data());
+          int bad = 0;
+          for (int j = 0; j < nb; ++j) {
+            const auto b = tr::philox::at(k, stream, b0 + std::uint64_t(j) * std::uint64_t(bstride));
+            double c, s;
+            expected(b.v[0], b.v[1], b.v[2], b.v[3], m, c, s);
+            int ci, si;
+            places(order, j, ci, si);
+            bad += std::memcmp(&out[std::size_t(ci)], &c, 8) != 0 || std::memcmp(&out[std::size_t(si)], &s, 8) != 0;
+          }
+          CHECK(bad == 0);
+          int touched = 0;
+          for (std::size_t e = 2 * std::size_t(nb); e < out.size(); ++e) touched += out[e] != 99.0;
+          CHECK(touched == 0);
+        }
+  }
+}
+
 TEST_CASE("the batched random paths equal the per-element functions at every level",
           "[dispatch]") {
   const auto g = tr::default_rng(11);
@@ -174,6 +276,24 @@ TEST_CASE("the batched random paths equal the per-element functions at every lev
     const auto strided = ts::compute(ts::view(x, ts::range(3, _, 7)), ts::host{.threads = 1});
     bad = 0;
     for (index_t k = 0; k < index_t(strided.size()); ++k) bad += strided(k) != f(3 + 7 * k);
+    CHECK(bad == 0);
+    // step 2 (whole pairs of every other block) from an odd and an even start, and a start
+    // inside a group of four
+    for (index_t start : {0, 1, 5}) {
+      const auto two = ts::compute(ts::view(x, ts::range(start, _, 2)), ts::host{.threads = 1});
+      bad = 0;
+      for (index_t k = 0; k < index_t(two.size()); ++k) bad += two(k) != f(start + 2 * k);
+      CHECK(bad == 0);
+      const auto part = ts::compute(ts::view(x, ts::range(start, 997)), ts::host{.threads = 1});
+      bad = 0;
+      for (index_t k = 0; k < index_t(part.size()); ++k) bad += part(k) != f(start + k);
+      CHECK(bad == 0);
+    }
+    auto ln = h.lognormal<double>(0.5, 0.75, {1000}, {300});
+    const auto lg = ts::compute(ln, ts::host{.threads = 1});
+    const auto& lf = ln.function();
+    bad = 0;
+    for (index_t i = 0; i < 1000; ++i) bad += lg(i) != lf(i);
     CHECK(bad == 0);
   }
   ts::set_host_isa(before);

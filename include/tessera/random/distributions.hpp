@@ -9,6 +9,8 @@
 #include <type_traits>
 
 #include "../config.hpp"
+#include "../core/host_isa.hpp"
+#include "box_muller_avx512.hpp"
 #include "conversions.hpp"
 #include "math.hpp"
 #include "philox.hpp"
@@ -102,6 +104,26 @@ struct normal_dist {
   void blocks_two_apart(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
                         const std::uint32_t* w, int nb, T* __restrict out, const site& first) const {
     blocks_in<true>(x, y, z, w, nb, out, first);
+  }
+
+  /// The elements of blocks b0, b0 + bstride, ... (nb) from Philox in registers on AVX-512
+  /// (box_muller_avx512.hpp; double only), in blocks' or array order; false elsewhere.
+  bool fused_blocks(philox::key k, std::uint64_t stream, std::uint64_t b0, int bstride, int nb,
+                    bool two_apart, T* out) const {
+#if TESSERA_X86_LEVELS
+    if constexpr (std::is_same_v<T, double>) {
+      if (host_isa_in_use() == host_isa::avx512) {
+        using box_muller_avx512::pair_order;
+        box_muller_avx512::normals(k, stream, b0, bstride, nb,
+                                   two_apart ? pair_order::two_apart : pair_order::neighbours,
+                                   {scale, loc}, out);
+        return true;
+      }
+    }
+#else
+    (void)k, (void)stream, (void)b0, (void)bstride, (void)nb, (void)two_apart, (void)out;
+#endif
+    return false;
   }
 
   // Host batch over arbitrary elements (strided views): per lane the pair its slot selects.
@@ -207,6 +229,12 @@ struct lognormal_dist {
                         const std::uint32_t* w, int nb, T* __restrict out, const site& s) const {
     normal.blocks_two_apart(x, y, z, w, nb, out, s);
     for (int k = 0; k < nb * epb; ++k) out[k] = math::exp(out[k]);
+  }
+  bool fused_blocks(philox::key k, std::uint64_t stream, std::uint64_t b0, int bstride, int nb,
+                    bool two_apart, T* out) const {
+    if (!normal.fused_blocks(k, stream, b0, bstride, nb, two_apart, out)) return false;
+    for (int e = 0; e < nb * epb; ++e) out[e] = math::exp(out[e]);
+    return true;
   }
   void lanes(const std::uint32_t* x, const std::uint32_t* y, const std::uint32_t* z,
              const std::uint32_t* w, const std::uint64_t* idx, int n, T* __restrict out) const {

@@ -101,6 +101,14 @@ concept has_blocks = requires(const D& d, const std::uint32_t* p, typename D::va
 template <class D>
 concept has_blocks_two_apart = requires(const D& d, const std::uint32_t* p, typename D::value_type* o,
                                         const site& s) { d.blocks_two_apart(p, p, p, p, 1, o, s); };
+/// Optional host member fused_blocks(key, stream, b0, bstride, nb, two_apart, out) -> bool: the
+/// elements of blocks b0, b0 + bstride, ... (nb of them) into out, in blocks' order or (two_apart,
+/// with pairs_two_apart) array order, from D's own Philox-and-transform kernel for the CPU level
+/// in use; false (nothing written) where it has none. Bitwise what blocks gives.
+template <class D>
+concept has_fused_blocks = requires(const D& d, philox::key k, std::uint64_t u, typename D::value_type* o) {
+  { d.fused_blocks(k, u, u, 1, 1, true, o) } -> std::same_as<bool>;
+};
 template <class D>
 concept has_lanes = requires(const D& d, const std::uint32_t* p, const std::uint64_t* i,
                              typename D::value_type* o) { d.lanes(p, p, p, p, i, 1, o); };
@@ -213,24 +221,41 @@ struct philox_array {
     const std::uint64_t b0 = i0 / epb;
     const int skip = int(i0 - b0 * epb);
     const int nb = (skip + n + epb - 1) / epb;
-    alignas(64) std::uint32_t lo[max_blocks], hi[max_blocks];
     alignas(64) std::uint32_t x[max_blocks], y[max_blocks], z[max_blocks], w[max_blocks];
-    for (int j = 0; j < nb; ++j) {
-      const std::uint64_t b = b0 + std::uint64_t(j) * std::uint64_t(bstride);
-      lo[j] = std::uint32_t(b);
-      hi[j] = std::uint32_t(b >> 32);
-    }
-    philox::batch(key, stream, lo, hi, nb, x, y, z, w);
+    const auto words = [&] {
+      alignas(64) std::uint32_t lo[max_blocks], hi[max_blocks];
+      for (int j = 0; j < nb; ++j) {
+        const std::uint64_t b = b0 + std::uint64_t(j) * std::uint64_t(bstride);
+        lo[j] = std::uint32_t(b);
+        hi[j] = std::uint32_t(b >> 32);
+      }
+      philox::batch(key, stream, lo, hi, nb, x, y, z, w);
+    };
+    // D's kernel for the CPU level in use that makes the blocks' elements from (key, stream)
+    // itself (normal<double> on AVX-512), else Philox words, then D's transform of them
+    const auto fused = [&](bool two_apart_order, value_type* o) {
+      if constexpr (detail::has_fused_blocks<D>)
+        return dist.fused_blocks(key, stream, b0, bstride, nb, two_apart_order, o);
+      else return false;
+    };
     const site first{key, stream, b0 * epb};
     if constexpr (ArrayOrder) {
-      dist.blocks_two_apart(x, y, z, w, nb, out, first);
+      if (!fused(true, out)) {
+        words();
+        dist.blocks_two_apart(x, y, z, w, nb, out, first);
+      }
     } else if constexpr (detail::has_blocks<D>) {
       const bool aligned = skip == 0 && nb * epb == n;  // aligned: write straight into out
       alignas(64) value_type r[max_blocks * epb];
-      dist.blocks(x, y, z, w, nb, aligned ? out : r, first);
+      value_type* dst = aligned ? out : r;
+      if (!fused(false, dst)) {
+        words();
+        dist.blocks(x, y, z, w, nb, dst, first);
+      }
       if (!aligned)
         for (int k = 0; k < n; ++k) out[k] = r[k + skip];
     } else {
+      words();
       for (int k = 0; k < n; ++k) {
         const int e = k + skip, j = e / epb;
         out[k] = dist.element(u32x4{{x[j], y[j], z[j], w[j]}}, e % epb,
