@@ -126,25 +126,11 @@ namespace avx512 {
 // 4 and 2 and one masked vector take the rest (a 128-block batch: 48 + 48 + 32). Pairs of
 // vectors are narrowed by one two-source permute and a whole store (half the stores of a
 // narrowing store per vector).
-template <int U, bool Masked>
-TESSERA_INLINE void group(key k, std::uint32_t s0, std::uint32_t s1, const std::uint32_t* lo,
-                          const std::uint32_t* hi, int n, std::uint32_t* x, std::uint32_t* y,
-                          std::uint32_t* z, std::uint32_t* w) {
-  constexpr int lanes = 8;
+/// The ten rounds on U vectors of counters, words in the low halves of 64-bit lanes (the high
+/// halves are ignored and left as garbage): c0..c3 become the blocks' words.
+template <int U>
+TESSERA_INLINE void rounds_in_lanes(key k, __m512i* c0, __m512i* c1, __m512i* c2, __m512i* c3) {
   const __m512i m0 = _mm512_set1_epi64(M0), m1 = _mm512_set1_epi64(M1);
-  __m512i c0[U], c1[U], c2[U], c3[U];
-  for (int u = 0; u < U; ++u) {
-    if constexpr (Masked) {  // U == 1, n <= 8
-      const __mmask8 mask = __mmask8((1u << n) - 1);
-      c0[u] = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, lo));
-      c1[u] = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, hi));
-    } else {
-      c0[u] = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i*)(lo + u * lanes)));
-      c1[u] = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i*)(hi + u * lanes)));
-    }
-    c2[u] = _mm512_set1_epi64(std::int64_t(s0));
-    c3[u] = _mm512_set1_epi64(std::int64_t(s1));
-  }
   std::uint32_t k0 = k.k0, k1 = k.k1;
   for (int r = 0; r < rounds; ++r) {
     const __m512i v0 = _mm512_set1_epi64(std::int64_t(k0)), v1 = _mm512_set1_epi64(std::int64_t(k1));
@@ -159,6 +145,27 @@ TESSERA_INLINE void group(key k, std::uint32_t s0, std::uint32_t s1, const std::
     k0 += W0;
     k1 += W1;
   }
+}
+
+template <int U, bool Masked>
+TESSERA_INLINE void group(key k, std::uint32_t s0, std::uint32_t s1, const std::uint32_t* lo,
+                          const std::uint32_t* hi, int n, std::uint32_t* x, std::uint32_t* y,
+                          std::uint32_t* z, std::uint32_t* w) {
+  constexpr int lanes = 8;
+  __m512i c0[U], c1[U], c2[U], c3[U];
+  for (int u = 0; u < U; ++u) {
+    if constexpr (Masked) {  // U == 1, n <= 8
+      const __mmask8 mask = __mmask8((1u << n) - 1);
+      c0[u] = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, lo));
+      c1[u] = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, hi));
+    } else {
+      c0[u] = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i*)(lo + u * lanes)));
+      c1[u] = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i*)(hi + u * lanes)));
+    }
+    c2[u] = _mm512_set1_epi64(std::int64_t(s0));
+    c3[u] = _mm512_set1_epi64(std::int64_t(s1));
+  }
+  rounds_in_lanes<U>(k, c0, c1, c2, c3);
   if constexpr (Masked) {
     const __mmask8 mask = __mmask8((1u << n) - 1);
     _mm512_mask_cvtepi64_storeu_epi32(x, mask, c0[0]);
