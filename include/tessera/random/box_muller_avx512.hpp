@@ -11,6 +11,7 @@
 // iterations. Here every step runs on six vectors side by side: Philox and transform of a block
 // (two normals) 1.71 -> 1.39 ns on one Zen 5 core, seed-003 (b) about 15% faster.
 #pragma once
+#include <cassert>
 #include <cstdint>
 
 #include "../config.hpp"
@@ -126,14 +127,13 @@ TESSERA_INLINE void transform(const __m512i* c0, const __m512i* c1, const __m512
     const __m512d zs = _mm512_fmadd_pd(scale, _mm512_mul_pd(r[i], sn), loc);
     const __m512d lo = _mm512_permutex2var_pd(zc, first, zs), hi = _mm512_permutex2var_pd(zc, second, zs);
     const int left = 2 * (valid - 8 * i);  // elements of this vector to write
-    double* o = out + 16 * i;
     if (left >= 16) {
-      _mm512_storeu_pd(o, lo);
-      _mm512_storeu_pd(o + 8, hi);
-    } else if (left > 0) {
+      _mm512_storeu_pd(out + 16 * i, lo);
+      _mm512_storeu_pd(out + 16 * i + 8, hi);
+    } else if (left > 0) {  // (no pointer formed past the end of out)
       const unsigned bits = (1u << left) - 1;
-      _mm512_mask_storeu_pd(o, __mmask8(bits), lo);
-      _mm512_mask_storeu_pd(o + 8, __mmask8(bits >> 8), hi);
+      _mm512_mask_storeu_pd(out + 16 * i, __mmask8(bits), lo);
+      if (left > 8) _mm512_mask_storeu_pd(out + 16 * i + 8, __mmask8(bits >> 8), hi);
     }
   }
 }
@@ -161,12 +161,13 @@ TESSERA_INLINE void group(philox::key k, std::uint64_t stream, std::uint64_t b0,
 
 /// The 2 nb standard normals of Box-Muller pairs b0, b0 + bstride, ..., b0 + (nb - 1) bstride
 /// (one Philox block each: (seed key, stream) as philox::at), mapped by `a`, into out[0 .. 2 nb)
-/// in `order` (two_apart: nb even). Groups of 48 blocks (6 vectors), the rest in groups of 32
-/// and 16 with the blocks past nb computed and not written. Call only where
-/// host_isa_in_use() is host_isa::avx512.
+/// in `order` (two_apart: b0 and nb even, bstride 1, as groups of four need). Groups of 48
+/// blocks (6 vectors), the rest in groups of 32 and 16 with the blocks past nb computed and not
+/// written. Call only where host_isa_in_use() is host_isa::avx512.
 TESSERA_LEAF_NOINLINE inline void normals(philox::key k, std::uint64_t stream, std::uint64_t b0,
                                           int bstride, int nb, pair_order order, affine a,
                                           double* out) {
+  assert(order != pair_order::two_apart || (b0 % 2 == 0 && nb % 2 == 0 && bstride == 1));
   int j = 0;
   const std::uint64_t s = std::uint64_t(bstride);
   for (; nb - j > 32; j += 48)
@@ -187,7 +188,11 @@ TESSERA_LEAF_NOINLINE inline void normals_of_words(const std::uint32_t* x, const
     __m512i c0[2], c1[2], c2[2], c3[2];
     for (int i = 0; i < 2; ++i) {
       const int m = nb - j - 8 * i;
-      const __mmask8 mask = m >= 8 ? __mmask8(0xFF) : m <= 0 ? __mmask8(0) : __mmask8((1u << m) - 1);
+      if (m <= 0) {  // (no pointer formed past the end of the words)
+        c0[i] = c1[i] = c2[i] = c3[i] = _mm512_setzero_si512();
+        continue;
+      }
+      const __mmask8 mask = m >= 8 ? __mmask8(0xFF) : __mmask8((1u << m) - 1);
       c0[i] = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, x + j + 8 * i));
       c1[i] = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, y + j + 8 * i));
       c2[i] = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, z + j + 8 * i));

@@ -104,7 +104,8 @@ concept has_blocks_two_apart = requires(const D& d, const std::uint32_t* p, type
 /// Optional host member fused_blocks(key, stream, b0, bstride, nb, two_apart, out) -> bool: the
 /// elements of blocks b0, b0 + bstride, ... (nb of them) into out, in blocks' order or (two_apart,
 /// with pairs_two_apart) array order, from D's own Philox-and-transform kernel for the CPU level
-/// in use; false (nothing written) where it has none. Bitwise what blocks gives.
+/// in use; false (nothing written) where it has none. Bitwise what blocks gives. Consulted only
+/// where D has blocks (and, for two_apart, blocks_two_apart), in their place.
 template <class D>
 concept has_fused_blocks = requires(const D& d, philox::key k, std::uint64_t u, typename D::value_type* o) {
   { d.fused_blocks(k, u, u, 1, 1, true, o) } -> std::same_as<bool>;
@@ -232,7 +233,7 @@ struct philox_array {
       philox::batch(key, stream, lo, hi, nb, x, y, z, w);
     };
     // D's kernel for the CPU level in use that makes the blocks' elements from (key, stream)
-    // itself (normal<double> on AVX-512), else Philox words, then D's transform of them
+    // itself (double normal and lognormal on AVX-512), else Philox words, then D's transform
     const auto fused = [&](bool two_apart_order, value_type* o) {
       if constexpr (detail::has_fused_blocks<D>)
         return dist.fused_blocks(key, stream, b0, bstride, nb, two_apart_order, o);
