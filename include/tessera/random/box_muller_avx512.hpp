@@ -5,11 +5,12 @@
 // with conv::box_muller on chosen words and with the per-element path on every level).
 //
 // Why a twin: the generic host batch (Philox words to arrays, then one loop per step of the
-// transform, which gcc vectorizes one 8-lane vector at a time) kept the pipes of a Zen 5 core
-// about half busy: each step's chain is long (Philox's round 7 cycles, the log's divide and
-// polynomial about 60) and the out-of-order window does not reach far enough into the next
-// iterations. Here every step runs on six vectors side by side: Philox and transform of a block
-// (two normals) 1.71 -> 1.39 ns on one Zen 5 core, seed-003 (b) about 15% faster.
+// transform, which gcc vectorizes one 8-lane vector at a time) ran at about half the rate its
+// operation count allows on a Zen 5 core (counted from the code: this VM has no performance
+// counters); each step's chain is long (Philox's round 7 cycles, the log's divide and
+// polynomial about 60 by the instruction latencies). Here every step runs on six vectors side
+// by side: Philox and transform of a block (two normals) 1.71 -> 1.39 ns on one Zen 5 core,
+// seed-003 (b) about 15% faster.
 #pragma once
 #include <cassert>
 #include <cstdint>
@@ -43,7 +44,7 @@ TESSERA_INLINE __m512i broadcast64(std::uint64_t x) { return _mm512_set1_epi64(s
 
 /// The normals of K vectors of blocks, 8 blocks each, whose words are the low halves of the
 /// 64-bit lanes of c0..c3 (the high halves are ignored): 16 K doubles from `out` on, of which
-/// the first 2 `valid` are written (valid <= 8 K; the elements of the first `valid` blocks in
+/// the first 2 min(valid, 8 K) are written (the elements of the first `valid` blocks, in
 /// either order). Each step is written once per vector, the K vectors side by side.
 template <int K>
 TESSERA_INLINE void transform(const __m512i* c0, const __m512i* c1, const __m512i* c2,
