@@ -166,24 +166,25 @@ TEST_CASE("AVX-512 double normals equal conv::box_muller: chosen words and Philo
     return;
   }
   namespace bm = tr::box_muller_avx512;
-  // what the kernel must give for block words (a, b, c, d): conv::box_muller, then the map
-  const auto expected = [](std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d,
-                           bm::affine m, double& cos_part, double& sin_part) {
-    double z0, z1;
-    tr::conv::box_muller(a, b, c, d, z0, z1);
-    cos_part = tr::math::fmad(m.scale, z0, m.loc);
-    sin_part = tr::math::fmad(m.scale, z1, m.loc);
-  };
-  // where pair j's two elements go in out: neighbours (2j, 2j + 1), two apart (4g + {0, 2} or
-  // 4g + {1, 3})
-  const auto places = [](bm::pair_order order, int j, int& cos_at, int& sin_at) {
-    if (order == bm::pair_order::neighbours) {
-      cos_at = 2 * j;
-      sin_at = 2 * j + 1;
-    } else {
-      cos_at = 4 * (j / 2) + j % 2;
-      sin_at = cos_at + 2;
+  // Compares out (from the kernel, filled with 99 beforehand) with what it must hold for nb
+  // blocks whose words words_of(j) gives: conv::box_muller, then the map, pair j at (2j, 2j + 1)
+  // in pair order or at 4g + {0, 2} / 4g + {1, 3} two apart; and nothing written past 2 nb.
+  const auto check = [](const std::vector<double>& out, int nb, bm::pair_order order,
+                        bm::affine m, auto words_of) {
+    int bad = 0;
+    for (int j = 0; j < nb; ++j) {
+      const tr::u32x4 b = words_of(j);
+      double z0, z1;
+      tr::conv::box_muller(b.v[0], b.v[1], b.v[2], b.v[3], z0, z1);
+      const double c = tr::math::fmad(m.scale, z0, m.loc), s = tr::math::fmad(m.scale, z1, m.loc);
+      const int ci = order == bm::pair_order::neighbours ? 2 * j : 4 * (j / 2) + j % 2;
+      const int si = order == bm::pair_order::neighbours ? 2 * j + 1 : ci + 2;
+      bad += std::memcmp(&out[std::size_t(ci)], &c, 8) != 0 || std::memcmp(&out[std::size_t(si)], &s, 8) != 0;
     }
+    CHECK(bad == 0);
+    int touched = 0;
+    for (std::size_t e = 2 * std::size_t(nb); e < out.size(); ++e) touched += out[e] != 99.0;
+    CHECK(touched == 0);
   };
   const auto seed = testing::test_seed(77);
   INFO("seed " << seed);
@@ -223,19 +224,10 @@ TEST_CASE("AVX-512 double normals equal conv::box_muller: chosen words and Philo
           INFO("order " << int(order) << " scale " << m.scale << " loc " << m.loc << " blocks " << nb);
           std::vector<double> out(2 * std::size_t(nb) + 16, 99.0);
           bm::normals_of_words(x.data(), y.data(), z.data(), w.data(), nb, order, m, out.data());
-          int bad = 0;
-          for (int j = 0; j < nb; ++j) {
-            double c, s;
+          check(out, nb, order, m, [&](int j) {
             const auto q = std::size_t(j);
-            expected(x[q], y[q], z[q], w[q], m, c, s);
-            int ci, si;
-            places(order, j, ci, si);
-            bad += std::memcmp(&out[std::size_t(ci)], &c, 8) != 0 || std::memcmp(&out[std::size_t(si)], &s, 8) != 0;
-          }
-          CHECK(bad == 0);
-          int touched = 0;  // nothing past 2 nb is written
-          for (std::size_t e = 2 * std::size_t(nb); e < out.size(); ++e) touched += out[e] != 99.0;
-          CHECK(touched == 0);
+            return tr::u32x4{{x[q], y[q], z[q], w[q]}};
+          });
         }
   }
   SECTION("Philox blocks in registers: every count to 130, strides 1 and 2, across the 2^32 carry") {
@@ -256,19 +248,9 @@ TEST_CASE("AVX-512 double normals equal conv::box_muller: chosen words and Philo
                         << " stream " << stream);
           std::vector<double> out(2 * std::size_t(nb) + 16, 99.0);
           bm::normals(k, stream, b0, bstride, nb, order, m, out.data());
-          int bad = 0;
-          for (int j = 0; j < nb; ++j) {
-            const auto b = tr::philox::at(k, stream, b0 + std::uint64_t(j) * std::uint64_t(bstride));
-            double c, s;
-            expected(b.v[0], b.v[1], b.v[2], b.v[3], m, c, s);
-            int ci, si;
-            places(order, j, ci, si);
-            bad += std::memcmp(&out[std::size_t(ci)], &c, 8) != 0 || std::memcmp(&out[std::size_t(si)], &s, 8) != 0;
-          }
-          CHECK(bad == 0);
-          int touched = 0;
-          for (std::size_t e = 2 * std::size_t(nb); e < out.size(); ++e) touched += out[e] != 99.0;
-          CHECK(touched == 0);
+          check(out, nb, order, m, [&](int j) {
+            return tr::philox::at(k, stream, b0 + std::uint64_t(j) * std::uint64_t(bstride));
+          });
         }
   }
 }

@@ -120,12 +120,7 @@ namespace avx512 {
 // round is 2 multiplies, 2 shifts and 2 three-way xors with no lane shuffling (the high halves
 // of a lane are ignored until the words are narrowed on the way out). 20% faster than 16
 // 32-bit lanes on Zen 4; same words.
-//
-// A round's chain (multiply, shift, xor) is 7 cycles on Zen 5, so 4 vectors in flight left the
-// pipes idle (25 cycles per 8 blocks): groups of 6 vectors (48 blocks) reach 20, then groups of
-// 4 and 2 and one masked vector take the rest (a 128-block batch: 48 + 48 + 32). Pairs of
-// vectors are narrowed by one two-source permute and a whole store (half the stores of a
-// narrowing store per vector).
+
 /// The ten rounds on U vectors of counters, words in the low halves of 64-bit lanes (the high
 /// halves are ignored and left as garbage): c0..c3 become the blocks' words.
 template <int U>
@@ -185,6 +180,11 @@ TESSERA_INLINE void group(key k, std::uint32_t s0, std::uint32_t s1, const std::
   }
 }
 
+// A round's chain (multiply, shift, xor) is 7 cycles on Zen 5, so 4 vectors in flight left the
+// pipes idle (25 cycles per 8 blocks): groups of 6 vectors (48 blocks) reach 20, then groups of
+// 4 and 2 and one masked vector take the rest (a 128-block batch: 48 + 48 + 32). Pairs of
+// vectors are narrowed by one two-source permute and a whole store (half the stores of a
+// narrowing store per vector).
 inline int batch_lanes(key k, std::uint32_t s0, std::uint32_t s1, const std::uint32_t* lo,
                        const std::uint32_t* hi, int n, std::uint32_t* x, std::uint32_t* y,
                        std::uint32_t* z, std::uint32_t* w) {
