@@ -706,7 +706,7 @@ TEMPLATE_TEST_CASE("NaN, inf and empty reductions follow NumPy", "[reduce][numer
   CHECK(!std::isnan(var0(1)));
   CHECK(std::isnan(var0(2)));
   CHECK(std::isnan(var0(3)));
-  {  // the column fold (groups of 16 rows): a NaN or an inf anywhere in a column gives NaN
+  {  // the column fold (groups of 32 rows): a NaN or an inf anywhere in a column gives NaN
     xt::xarray<double> w = xt::ones<double>({40, 300});
     w(0, 5) = nan;   // first row of the first group
     w(39, 6) = nan;  // last group
@@ -917,6 +917,79 @@ TEST_CASE("batch pairwise sum is exact for exactly representable sums of any len
     std::fill(v.begin() + n, v.end(), std::numeric_limits<double>::quiet_NaN());  // not read
     REQUIRE(ts::reducers::pairwise_sum(v.data(), n) == want);
   }
+}
+
+namespace {
+/// amax / amin's batch fold (32 lanes folded in halves) against a scalar scan: every length
+/// 0..256, a NaN (floats) at every position of some batches, +-inf, the extreme at every lane.
+template <class T>
+void check_extremum_batches(std::mt19937_64& rng) {
+  std::vector<T> v(std::size_t(ts::batch_size));
+  auto draw = [&] {
+    if constexpr (std::is_floating_point_v<T>) return T(double(std::int64_t(rng() % 2001) - 1000) / 7.0);
+    else return T(std::int64_t(rng() % 2001) - 1000);
+  };
+  auto check = [&](ts::index_t n, const char* what) {
+    INFO(what << ", n " << n);
+    bool nan = false;
+    T hi = n > 0 ? v[0] : T(0), lo = hi;
+    for (ts::index_t k = 0; k < n; ++k) {
+      const T x = v[std::size_t(k)];
+      if constexpr (std::is_floating_point_v<T>) nan |= std::isnan(x);
+      hi = std::max(hi, x);
+      lo = std::min(lo, x);
+    }
+    ts::reducers::amax<T> mx;
+    ts::reducers::amin<T> mn;
+    auto smax = mx.identity(), smin = mn.identity();
+    mx.add_batch(smax, v.data(), n, 0, 0);
+    mn.add_batch(smin, v.data(), n, 0, 0);
+    if (nan) {
+      REQUIRE(smax != smax);
+      REQUIRE(smin != smin);
+    } else if (n > 0) {
+      REQUIRE(smax == hi);
+      REQUIRE(smin == lo);
+    } else {
+      REQUIRE(smax == mx.identity());
+      REQUIRE(smin == mn.identity());
+    }
+  };
+  for (ts::index_t n = 0; n <= ts::batch_size; ++n) {
+    for (auto& x : v) x = draw();
+    check(n, "random");
+    if (n == 0) continue;
+    const auto at = std::size_t(rng() % std::uint64_t(n));  // the extreme at a random lane
+    v[at] = T(5000);
+    v[(at * 7 + 3) % std::size_t(n)] = T(-5000);
+    check(n, "extremes placed");
+    if constexpr (std::is_floating_point_v<T>) {
+      v[(at * 5 + 1) % std::size_t(n)] = std::numeric_limits<T>::infinity();
+      v[(at * 3 + 2) % std::size_t(n)] = -std::numeric_limits<T>::infinity();
+      check(n, "infinities");
+    }
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    const ts::index_t n = ts::batch_size - 3;  // lanes and a tail
+    for (ts::index_t p = 0; p < n; ++p) {
+      for (auto& x : v) x = draw();
+      v[std::size_t(p)] = std::numeric_limits<T>::quiet_NaN();
+      if (p % 3 == 0) v[std::size_t((p + 40) % n)] = std::numeric_limits<T>::infinity();
+      check(n, "one NaN");
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("amax and amin batches: NaN anywhere wins, else the extreme of every lane",
+          "[reduce][numerics]") {
+  const auto seed = test_seed(20261128);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  check_extremum_batches<double>(rng);
+  check_extremum_batches<float>(rng);
+  check_extremum_batches<std::int64_t>(rng);
+  check_extremum_batches<std::uint8_t>(rng);
 }
 
 TEMPLATE_TEST_CASE("axes given as any range of integers at run time", "[reduce][axes]", TESSERA_TEST_BACKENDS) {
