@@ -990,6 +990,26 @@ TEST_CASE("amax and amin batches: NaN anywhere wins, else the extreme of every l
   check_extremum_batches<float>(rng);
   check_extremum_batches<std::int64_t>(rng);
   check_extremum_batches<std::uint8_t>(rng);
+  // Through compute (the kernel copies for the CPU's level): rows of 300 (a 256-element batch
+  // and a tail), a NaN in every even row at a different position, the lanes' and the tail's.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  xt::xarray<double> a = xt::xarray<double>::from_shape({40, 300});
+  for (std::size_t r = 0; r < 40; ++r)
+    for (std::size_t c = 0; c < 300; ++c) a(r, c) = double((r * 131 + c * 71) % 1000) - 500.0;
+  for (std::size_t r = 0; r < 40; r += 2) a(r, (r * 7) % 300) = nan;
+  const auto x = ts::from_xtensor(a, {8, 300});
+  const auto mx = ts::compute(ts::amax(x, {1}), ts::host{2});
+  const auto mn = ts::compute(ts::amin(x, {1}), ts::host{2});
+  for (std::size_t r = 0; r < 40; ++r) {
+    INFO("row " << r);
+    if (r % 2 == 0) {
+      REQUIRE(std::isnan(mx(r)));
+      REQUIRE(std::isnan(mn(r)));
+    } else {
+      REQUIRE(mx(r) == xt::amax(xt::view(a, r))());
+      REQUIRE(mn(r) == xt::amin(xt::view(a, r))());
+    }
+  }
 }
 
 TEMPLATE_TEST_CASE("axes given as any range of integers at run time", "[reduce][axes]", TESSERA_TEST_BACKENDS) {
