@@ -126,15 +126,19 @@ TESSERA_INLINE void for_rows_by_four(const T* const* v, int k0, int nr, index_t 
 template <class T>
 TESSERA_INLINE void sum_rows(double* __restrict s, const T* const* v, int nr, index_t c0,
                              index_t w) {
+  // four rows into s, or (First) four rows starting s
+  const auto four = [&]<bool First>(std::bool_constant<First>, const T* __restrict q0,
+                                    const T* __restrict q1, const T* __restrict q2,
+                                    const T* __restrict q3) {
+    for (index_t e = 0; e < w; ++e) {
+      const double a = First ? double(q0[e]) : s[e] + double(q0[e]);
+      s[e] = ((a + double(q1[e])) + double(q2[e])) + double(q3[e]);
+    }
+  };
   int k0 = 1;
   if (nr >= 4) {
     TESSERA_NO_UNROLL_AND_JAM();
-    const T* __restrict q0 = v[0] + c0;
-    const T* __restrict q1 = v[1] + c0;
-    const T* __restrict q2 = v[2] + c0;
-    const T* __restrict q3 = v[3] + c0;
-    for (index_t e = 0; e < w; ++e)
-      s[e] = ((double(q0[e]) + double(q1[e])) + double(q2[e])) + double(q3[e]);
+    four(std::true_type{}, v[0] + c0, v[1] + c0, v[2] + c0, v[3] + c0);
     k0 = 4;
   } else {
     const T* __restrict q = v[0] + c0;
@@ -142,10 +146,8 @@ TESSERA_INLINE void sum_rows(double* __restrict s, const T* const* v, int nr, in
   }
   for_rows_by_four(
       v, k0, nr, c0,
-      [&](const T* __restrict q0, const T* __restrict q1, const T* __restrict q2,
-          const T* __restrict q3) {
-        for (index_t e = 0; e < w; ++e)
-          s[e] = (((s[e] + double(q0[e])) + double(q1[e])) + double(q2[e])) + double(q3[e]);
+      [&](const T* q0, const T* q1, const T* q2, const T* q3) {
+        four(std::false_type{}, q0, q1, q2, q3);
       },
       [&](const T* __restrict q) {
         for (index_t e = 0; e < w; ++e) s[e] += double(q[e]);
@@ -170,40 +172,37 @@ inline void column_sums(compensated<double>* p, const T* const* v, int nr, index
 }
 
 /// s[e] = sum over k < nr of d, m2[e] = sum of d^2, d = q_k[e] - shift[e], in k order (e < w):
-/// variance's one pass over a group of rows.
+/// variance's one pass over a group of rows. Rows 0..3 start the sums (no pass that zeroes
+/// them; the same values).
 template <class T>
 TESSERA_INLINE void shifted_moment_sums(double* __restrict s, double* __restrict m2,
                                         const double* __restrict shift, const T* const* v,
                                         int nr, index_t c0, index_t w) {
-  int k0 = 0;
-  if (nr >= 4) {  // rows 0..3 start the sums (no pass that zeroes them; same values)
-    TESSERA_NO_UNROLL_AND_JAM();
-    const T* __restrict q0 = v[0] + c0;
-    const T* __restrict q1 = v[1] + c0;
-    const T* __restrict q2 = v[2] + c0;
-    const T* __restrict q3 = v[3] + c0;
+  // four rows into s and m2, or (First) four rows starting them
+  const auto four = [&]<bool First>(std::bool_constant<First>, const T* __restrict q0,
+                                    const T* __restrict q1, const T* __restrict q2,
+                                    const T* __restrict q3) {
     for (index_t e = 0; e < w; ++e) {
       const double h = shift[e];
       const double d0 = double(q0[e]) - h, d1 = double(q1[e]) - h;
       const double d2 = double(q2[e]) - h, d3 = double(q3[e]) - h;
-      s[e] = ((d0 + d1) + d2) + d3;
-      m2[e] = ((d0 * d0 + d1 * d1) + d2 * d2) + d3 * d3;
+      const double a = First ? d0 : s[e] + d0, b = First ? d0 * d0 : m2[e] + d0 * d0;
+      s[e] = ((a + d1) + d2) + d3;
+      m2[e] = ((b + d1 * d1) + d2 * d2) + d3 * d3;
     }
+  };
+  int k0 = 0;
+  if (nr >= 4) {
+    TESSERA_NO_UNROLL_AND_JAM();
+    four(std::true_type{}, v[0] + c0, v[1] + c0, v[2] + c0, v[3] + c0);
     k0 = 4;
   } else {
     for (index_t e = 0; e < w; ++e) s[e] = m2[e] = 0;
   }
   for_rows_by_four(
       v, k0, nr, c0,
-      [&](const T* __restrict q0, const T* __restrict q1, const T* __restrict q2,
-          const T* __restrict q3) {
-        for (index_t e = 0; e < w; ++e) {
-          const double h = shift[e];
-          const double d0 = double(q0[e]) - h, d1 = double(q1[e]) - h;
-          const double d2 = double(q2[e]) - h, d3 = double(q3[e]) - h;
-          s[e] = (((s[e] + d0) + d1) + d2) + d3;
-          m2[e] = (((m2[e] + d0 * d0) + d1 * d1) + d2 * d2) + d3 * d3;
-        }
+      [&](const T* q0, const T* q1, const T* q2, const T* q3) {
+        four(std::false_type{}, q0, q1, q2, q3);
       },
       [&](const T* __restrict q) {
         for (index_t e = 0; e < w; ++e) {
