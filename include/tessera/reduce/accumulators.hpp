@@ -13,6 +13,7 @@
 // error does not grow with the element count; variance uses (n, mean, M2) with Chan's merge;
 // integer sums/products wrap in 64 bits (int64 result, uint64 for unsigned inputs), as NumPy.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -460,10 +461,27 @@ struct extremum : params {
     if constexpr (is_float<T>) return better(x, l) | (x != x);
     else return better(x, l);
   }
+  /// a where t, else b, as a bit select: the batch's last steps (the tail, the NaN result, the
+  /// state) must not branch on the data. GCC had made the small lane folds (NaN-sticky compares)
+  /// and the state's update branches, which mispredicted on random data: a last-axis amax of a
+  /// stored 8192^2 array of uniform values took 0.62 ns per element against 0.23 on constant
+  /// data (Zen 5, one thread); now 0.22 on either.
+  static T select(bool t, T a, T b) {
+    if constexpr (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
+      using U = std::conditional_t<sizeof(T) == 8, std::uint64_t,
+                                   std::conditional_t<sizeof(T) == 4, std::uint32_t,
+                                                      std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint8_t>>>;
+      const U m = U(U(0) - U(t));
+      return std::bit_cast<T>(U((std::bit_cast<U>(a) & m) | (std::bit_cast<U>(b) & U(~m))));
+    } else {
+      return t ? a : b;
+    }
+  }
   /// 32 lanes, folded in halves at the end (constant bounds: GCC vectorizes both at every
   /// level; with 8 lanes and a separate `nan |= x != x` it kept them scalar: a lazy last-axis
   /// amax took 0.28 ns per element, now 0.15, a sum 0.08; Zen 5, one thread); a NaN anywhere
-  /// gives the quiet NaN, as before.
+  /// gives the quiet NaN, as before. The tail goes into lane 0; the lanes are checked for NaN
+  /// once and folded with plain compares; the state takes the result as add() would.
   void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
     constexpr int L = 32;
     T l[L];
@@ -473,15 +491,26 @@ struct extremum : params {
       const T* __restrict q = v + k;
       for (int j = 0; j < L; ++j) l[j] = takes(q[j], l[j]) ? q[j] : l[j];
     }
-    for (; k < n; ++k) add(st, v[k], 0);
-    fold_lanes<L / 2>(l);
+    for (const T* q = v + k; q < v + n; ++q) l[0] = select(takes(*q, l[0]), *q, l[0]);
+    // a NaN in any lane gives the quiet NaN; else the lanes fold with plain compares, which
+    // compile to max/min instructions (no branch on the data)
+    bool nan = false;
     if constexpr (is_float<T>)
-      if (l[0] != l[0]) st = std::numeric_limits<T>::quiet_NaN();
-    add(st, l[0], 0);
+      for (int j = 0; j < L; ++j) nan |= l[j] != l[j];
+    fold_lanes<L / 2>(l);
+    T best = l[0];
+    bool sticky = false;  // add(): nothing replaces a NaN state
+    if constexpr (is_float<T>) {
+      best = select(nan, std::numeric_limits<T>::quiet_NaN(), best);
+      sticky = st != st;
+    }
+    st = select(!sticky & takes(best, st), best, st);
   }
+  /// Lanes j and j + H into j, halving down to lane 0 (plain compares: max/min instructions
+  /// without a branch; a NaN lane's outcome is discarded by add_batch).
   template <int H>
   TESSERA_INLINE static void fold_lanes(T* l) {
-    for (int j = 0; j < H; ++j) l[j] = takes(l[j + H], l[j]) ? l[j + H] : l[j];
+    for (int j = 0; j < H; ++j) l[j] = better(l[j + H], l[j]) ? l[j + H] : l[j];
     if constexpr (H > 1) fold_lanes<H / 2>(l);
   }
 };
