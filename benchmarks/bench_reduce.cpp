@@ -10,7 +10,8 @@
 //   axes:      ns per element of sum / variance / amax over the last axis against the same over
 //              leading axes: a mem_n x mem_n matrix (chunks mem_chunk^2) and a 3-d array of the
 //              same size, (mem_n/128, mem_n/8, mem_n/8) in chunks (16, mem_chunk/4, mem_chunk/4)
-//              (a time series of images in thin chunks along time), stored and lazy.
+//              (a time series of images in thin chunks along time), stored and lazy; and a
+//              stored matrix of uniform values (with argmax).
 // Usage: bench_reduce [--mode lazy|axis|bandwidth|axes|all] [--n 100000] [--chunk 10000]
 //                     [--mem-n 8192] [--mem-chunk 2048] [--threads 0] [--reps 5]
 #include <CLI/CLI.hpp>
@@ -190,6 +191,12 @@ int main(int argc, char** argv) {
                       [&, x, leading] { sink += first(ts::compute(ts::amax(x, leading), pol)); }, elems});
     };
     add("2-d stored", stored2, e2, {1}, {0});
+    // uniform values: a data-dependent branch shows here and not on the constant arrays
+    auto uniform2 = ts::persist(ts::random::default_rng(1).random({mem_n, mem_n}, ts::shape_t{mem_chunk, mem_chunk}), pol);
+    add("2-d uniform", uniform2, e2, {1}, {0});
+    rows.push_back({"2-d uniform argmax",
+                    [&] { sink += double(ts::compute(ts::argmax(uniform2, 1), pol)(0)); },
+                    [&] { sink += double(ts::compute(ts::argmax(uniform2, 0), pol)(0)); }, e2});
     add("2-d lazy", lazy2, e2, {1}, {0});
     add("3-d stored", stored3, e3, {2}, {0});
     add("3-d lazy", lazy3, e3, {2}, {0});

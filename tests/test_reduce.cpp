@@ -7,6 +7,7 @@
 #include <tessera/tessera.hpp>
 #include <tessera/view.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -1008,6 +1009,79 @@ TEST_CASE("amax and amin batches: NaN anywhere wins, else the extreme of every l
     } else {
       REQUIRE(mx(r) == xt::amax(xt::view(a, r))());
       REQUIRE(mn(r) == xt::amin(xt::view(a, r))());
+    }
+  }
+}
+
+namespace {
+/// argmin / argmax / nanargmin / nanargmax's batch fold (the extreme in lanes, then a search
+/// for its first position) against the element-by-element fold (add): every length 0..256,
+/// values drawn from 21 integers (ties everywhere), NaN at one or two positions or everywhere,
+/// +-inf, alternating -0 / +0, an empty or a filled state before, index steps 1..3. The state
+/// must be the same: the index, and the value bit for bit (-0 or +0, which NaN aside).
+template <class Op>
+void check_arg_batches(std::mt19937_64& rng, const char* name) {
+  using T = typename Op::input_type;
+  const Op op;
+  std::vector<T> v(std::size_t(ts::batch_size));
+  for (ts::index_t n = 0; n <= ts::batch_size; ++n)
+    for (int trial = 0; trial < 24; ++trial) {
+      for (auto& x : v) x = T(std::int64_t(rng() % 21) - 10 + (std::is_signed_v<T> ? 0 : 10));
+      if constexpr (std::is_floating_point_v<T>) {
+        const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+        if (n > 0) {
+          if (trial % 3 == 0) v[std::size_t(rng() % std::uint64_t(n))] = nan;
+          if (trial % 4 == 0) v[std::size_t(rng() % std::uint64_t(n))] = nan;
+          if (trial % 5 == 0) v[std::size_t(rng() % std::uint64_t(n))] = inf;
+          if (trial % 7 == 0) v[std::size_t(rng() % std::uint64_t(n))] = -inf;
+        }
+        if (trial == 11) std::fill(v.begin(), v.begin() + n, nan);
+        if (trial == 13)
+          for (ts::index_t k = 0; k < n; ++k) v[std::size_t(k)] = k % 2 ? T(0) : -T(0);
+      }
+      auto batch = op.identity(), each = op.identity();
+      if (trial % 2) batch = each = typename Op::state{T(3), 5};
+      const ts::index_t i0 = ts::index_t(rng() % 1000), step = 1 + trial % 3;
+      op.add_batch(batch, v.data(), n, i0, step);
+      for (ts::index_t k = 0; k < n; ++k) op.add(each, v[std::size_t(k)], i0 + k * step);
+      INFO(name << ", n " << n << ", trial " << trial);
+      REQUIRE(batch.i == each.i);
+      REQUIRE(std::memcmp(&batch.v, &each.v, sizeof(T)) == 0);
+    }
+}
+}  // namespace
+
+TEST_CASE("argmin and argmax batches: the index the element-by-element fold gives",
+          "[reduce][numerics]") {
+  const auto seed = test_seed(20261128);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  namespace r = ts::reducers;
+  check_arg_batches<r::argmax<double>>(rng, "argmax double");
+  check_arg_batches<r::argmin<double>>(rng, "argmin double");
+  check_arg_batches<r::nanargmax<double>>(rng, "nanargmax double");
+  check_arg_batches<r::nanargmin<double>>(rng, "nanargmin double");
+  check_arg_batches<r::argmax<float>>(rng, "argmax float");
+  check_arg_batches<r::nanargmin<float>>(rng, "nanargmin float");
+  check_arg_batches<r::argmin<std::int64_t>>(rng, "argmin int64");
+  check_arg_batches<r::argmax<std::uint8_t>>(rng, "argmax uint8");
+  // Through compute (the kernel copies for the CPU's level): uniform values (the extreme at a
+  // random place in each batch), rows of 300, a NaN in every third row.
+  xt::xarray<double> a = xt::xarray<double>::from_shape({30, 300});
+  for (auto& x : a) x = double(rng() >> 11) * 0x1p-53;
+  for (std::size_t r = 0; r < 30; r += 3) a(r, (r * 37) % 300) = std::numeric_limits<double>::quiet_NaN();
+  const auto x = ts::from_xtensor(a, {7, 300});
+  const auto mx = ts::compute(ts::argmax(x, 1), ts::host{2});
+  const auto mn = ts::compute(ts::argmin(x, 1), ts::host{2});
+  for (std::size_t r = 0; r < 30; ++r) {
+    INFO("row " << r);
+    if (r % 3 == 0) {
+      REQUIRE(mx(r) == ts::index_t((r * 37) % 300));
+      REQUIRE(mn(r) == ts::index_t((r * 37) % 300));
+    } else {
+      const double* row = &a(r, 0);  // (first extreme, as NumPy)
+      REQUIRE(mx(r) == ts::index_t(std::max_element(row, row + 300) - row));
+      REQUIRE(mn(r) == ts::index_t(std::min_element(row, row + 300) - row));
     }
   }
 }
