@@ -1086,6 +1086,57 @@ TEST_CASE("argmin and argmax batches: the index the element-by-element fold give
   }
 }
 
+TEST_CASE("argmin and argmax over axis 0: ties and NaN through the column fold",
+          "[reduce][numerics]") {
+  // Values from 7 integers (ties in every column), NaN in about a tenth of the elements and in
+  // every third column of some matrices, random chunkings: the host folds rows in groups
+  // (add_rows), compared with a scan of each column (first NaN, else first extreme; nanargmax:
+  // first largest that is not NaN).
+  const auto seed = test_seed(20261129);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::size_t R = 1 + rng() % 90, C = 1 + rng() % 70;
+    xt::xarray<double> a = xt::xarray<double>::from_shape({R, C});
+    for (auto& x : a) x = double(rng() % 7);
+    for (std::size_t k = 0; k < R * C / 10; ++k) a.flat(rng() % (R * C)) = std::nan("");
+    const bool nan_columns = trial % 4 == 0;
+    if (nan_columns)
+      for (std::size_t c = 0; c < C; c += 3)
+        for (std::size_t r = 0; r < R; ++r) a(r, c) = std::nan("");
+    const auto x = ts::from_xtensor(a, {ts::index_t(1 + rng() % R), ts::index_t(1 + rng() % C)});
+    INFO("trial " << trial << ", " << R << " x " << C << ", chunks " << x.grid().chunks()[0][0] << " x "
+                  << x.grid().chunks()[1][0]);
+    const auto mx = ts::compute(ts::argmax(x, 0), ts::host{2});
+    const auto mn = ts::compute(ts::argmin(x, 0), ts::host{1});
+    for (std::size_t c = 0; c < C; ++c) {
+      std::size_t hi = 0, lo = 0;
+      for (std::size_t r = 1; r < R; ++r) {
+        const double v = a(r, c);
+        if (!std::isnan(a(hi, c)) && (std::isnan(v) || v > a(hi, c))) hi = r;
+        if (!std::isnan(a(lo, c)) && (std::isnan(v) || v < a(lo, c))) lo = r;
+      }
+      CHECK(mx(c) == ts::index_t(hi));
+      CHECK(mn(c) == ts::index_t(lo));
+    }
+    if (nan_columns) continue;  // (nanargmax throws on an all-NaN column)
+    bool all_nan_column = false;
+    for (std::size_t c = 0; c < C; ++c) {
+      bool all = true;
+      for (std::size_t r = 0; r < R; ++r) all &= std::isnan(a(r, c));
+      all_nan_column |= all;
+    }
+    if (all_nan_column) continue;
+    const auto nx = ts::compute(ts::nanargmax(x, 0), ts::host{2});
+    for (std::size_t c = 0; c < C; ++c) {
+      std::ptrdiff_t hi = -1;
+      for (std::size_t r = 0; r < R; ++r)
+        if (!std::isnan(a(r, c)) && (hi < 0 || a(r, c) > a(std::size_t(hi), c))) hi = std::ptrdiff_t(r);
+      CHECK(nx(c) == ts::index_t(hi));
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("axes given as any range of integers at run time", "[reduce][axes]", TESSERA_TEST_BACKENDS) {
   TestType pol{};
   const xt::xarray<double> xd = xt::arange<double>(24).reshape({2, 3, 4});

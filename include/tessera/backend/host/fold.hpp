@@ -19,6 +19,14 @@ concept row_folding_op =
       op.add_rows(p, v, 1, index_t(1));
     };
 
+/// Ops with add_rows(p, rows, nr, m, idx0, didx): as above, row k's elements having index
+/// idx0 + k didx (argmin / argmax over one axis).
+template <class Op>
+concept indexed_row_folding_op =
+    requires(const Op& op, typename Op::state* p, const typename Op::input_type* const* v) {
+      op.add_rows(p, v, 1, index_t(1), index_t(0), index_t(1));
+    };
+
 /// Rows per group of fold_row_groups: Op::row_group where the op sets it, else 16. Each group
 /// ends in one partial update per column (a compensated add, a Chan merge); the rows inside a
 /// group are combined in plain arithmetic, so the group size is the op's precision choice too.
@@ -42,9 +50,11 @@ constexpr int row_group_of() {
 /// prefetched lines are evicted before use (measured: half the streaming rate), so each row's
 /// piece is made long (16-32 KiB). `group` is row_group_of<Op>() (the block [group x span]
 /// stays 64 Ki elements, 512 KiB of doubles, whatever the group).
+/// Indexed ops (argmin / argmax) get each row's element index: `istride` is the index step per
+/// input axis, zero on the kept ones (fold_box checks).
 template <class Op, class Acc>
-void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pstride, int axis,
-                     typename Op::state* part) {
+void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pstride,
+                     const ivec& istride, int axis, typename Op::state* part) {
   using T = typename Op::input_type;
   constexpr int group = row_group_of<Op>();
   constexpr index_t max_span = 16 * 16 * batch_size / group;  // group * max_span: 64 Ki
@@ -104,7 +114,13 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
             }
             rowp[k] = row;
           }
-          op.add_rows(part + off + c0, rowp, gr, m);
+          if constexpr (indexed_row_folding_op<Op>) {
+            index_t idx0 = 0;
+            for (int d = 0; d < r; ++d) idx0 += start0[d] * istride[d];
+            op.add_rows(part + off + c0, rowp, gr, m, idx0 + g0 * istride[axis], istride[axis]);
+          } else {
+            op.add_rows(part + off + c0, rowp, gr, m);
+          }
         }
       }
     }
@@ -137,12 +153,15 @@ void fold_box(const Op& op, const Acc& acc, const box& b, const reduce_spec& spe
     const index_t n = b.extent(last);
     const bool last_reduced = spec.reduced(last);
     const index_t didx = istride[last];
-    if constexpr (row_folding_op<Op>) {
-      if (!last_reduced) {
+    if constexpr (row_folding_op<Op> || indexed_row_folding_op<Op>) {
+      bool rows_ok = !last_reduced;
+      if constexpr (indexed_row_folding_op<Op>)  // one index per row: no index step on kept axes
+        for (int d = 0; d < r; ++d) rows_ok &= spec.reduced(d) || istride[d] == 0;
+      if (rows_ok) {
         int axis = last - 1;  // the innermost reduced axis that has more than one row
         while (axis >= 0 && !(spec.reduced(axis) && b.extent(axis) > 1)) --axis;
         if (axis >= 0) {
-          fold_row_groups(op, acc, b, pstride, axis, part);
+          fold_row_groups(op, acc, b, pstride, istride, axis, part);
           return;
         }
       }
