@@ -443,21 +443,15 @@ struct extremum : params {
   using input_type = T;
   using result_type = T;
   using state = T;
-  TESSERA_HD state identity() const {
+  TESSERA_HD state identity() const { return identity_value(); }
+  /// identity() for the static batch code: the least (amax) / greatest (amin) value of T,
+  /// -inf / +inf for floats.
+  TESSERA_HD static T identity_value() {
     if constexpr (is_float<T>)
       return Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
     else return Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   }
   TESSERA_HD static bool better(T v, T cur) { return Max ? v > cur : v < cur; }
-  /// The least / greatest value of T (-inf / +inf for floats): amax's / amin's identity.
-  static T lowest() {
-    if constexpr (is_float<T>) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
-  }
-  static T highest() {
-    if constexpr (is_float<T>) return std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::max();
-  }
   TESSERA_HD void add(state& st, T v, index_t) const {
     if (portable_math::isnan(st)) return;
     if (portable_math::isnan(v) || better(v, st)) st = v;
@@ -508,7 +502,7 @@ struct extremum : params {
       else return better(x, l);
     };
     T l[L];
-    for (int j = 0; j < L; ++j) l[j] = Max ? lowest() : highest();
+    for (int j = 0; j < L; ++j) l[j] = identity_value();
     index_t k = 0;
     for (; k + L <= n; k += L) {
       const T* __restrict q = v + k;

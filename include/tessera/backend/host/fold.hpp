@@ -70,6 +70,9 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
   if (flat >= 0) outer.hi[flat] = outer.lo[flat] + 1;
   const index_t flat_lo = flat >= 0 ? b.lo[flat] : 0, flat_hi = flat >= 0 ? b.hi[flat] : 1;
   for_each_row(outer, pstride, [&](const ivec& start0, index_t off0) {
+    index_t idx0 = 0;  // indexed ops: the index of the row at start0 (kept axes step 0)
+    if constexpr (indexed_row_folding_op<Op>)
+      for (int d = 0; d < r; ++d) idx0 += start0[d] * istride[d];
     for (index_t f0 = flat_lo; f0 < flat_hi; f0 += per) {
       const index_t nf = std::min(per, flat_hi - f0);  // rows along `flat` in this piece
       const index_t len = nf * n, off = off0 + (f0 - flat_lo) * n;
@@ -115,8 +118,6 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
             rowp[k] = row;
           }
           if constexpr (indexed_row_folding_op<Op>) {
-            index_t idx0 = 0;
-            for (int d = 0; d < r; ++d) idx0 += start0[d] * istride[d];
             op.add_rows(part + off + c0, rowp, gr, m, idx0 + g0 * istride[axis], istride[axis]);
           } else {
             op.add_rows(part + off + c0, rowp, gr, m);
