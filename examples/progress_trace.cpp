@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   std::printf("(x + 1)[::2, ::2].mean(): %lld chunk tasks in %lld stages\n",
               (long long)ts::task_count(m), (long long)ts::stage_count(m));
 
-  // 1. A progress bar for this call: the fold tasks and the final chunk are one bar.
+  // 1. A progress bar for this call: its fold tasks (their combine writes the result).
   const double a = m.item(ts::host{.progress = true});
 
   // 2. A callback per completed chunk task, called in order (done = 1, 2, ..., total).

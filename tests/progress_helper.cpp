@@ -1,8 +1,9 @@
 // Helper process for tests/test_progress.cpp: a slow two-stage computation with a progress bar,
 // so the test can look at what stderr shows on a terminal (run under `script`) and in a file.
 // Usage: progress_helper ok|fail DELAY_MS [TRACE_FILE]
-//   ts::compute(ts::mean(a, {1})) with ts::host{.threads = 1, .progress = true} over a 24-chunk
-//   store (24 chunks of 10 x 10, each read sleeps DELAY_MS): 24 fold tasks + 24 output chunks.
+//   ts::compute(ts::mean(a, {1}) * 2.0) with ts::host{.threads = 1, .progress = true} over a
+//   24-chunk store (24 chunks of 10 x 10, each read sleeps DELAY_MS): 24 fold tasks + 24 output
+//   chunks.
 //   `fail`: the read of chunk 17 throws; the message goes to stderr and the exit code is 3.
 #include <chrono>
 #include <cstdio>
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
   ts::host pol{.threads = 1, .progress = true};
   if (argc == 4) pol.trace = argv[3];
   try {
-    auto m = ts::compute(ts::mean(ts::from_store(s), {1}), pol);
+    auto m = ts::compute(ts::mean(ts::from_store(s), {1}) * 2.0, pol);
     std::printf("result %g\n", m(23));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -85,14 +85,14 @@ TEST_CASE("describe: reductions are stages; task and stage counts", "[describe]"
         "  shape     ()\n"
         "  chunks    (), regular: 1 chunk\n"
         "  bytes     8 B array, 8 B per chunk\n"
-        "  tasks     101 in 2 stages\n"
+        "  tasks     100 in 1 stage\n"
         "  backend   chosen at compute; inputs generated in the chunk tasks\n");
-  // 100 fold tasks of the view's (1000, 1000) chunks, then the 0-d result's one chunk.
-  CHECK(ts::task_count(a) == 101);
+  // 100 fold tasks of the view's (1000, 1000) chunks; their combine writes the 0-d result.
+  CHECK(ts::task_count(a) == 100);
   auto m = ts::mean(x, {0});
   CHECK(ts::node_name(m) == "mean");
   CHECK(ts::node_detail(m) == "axis=(0,)");
-  CHECK(ts::task_count(m) == 100 + 10);
+  CHECK(ts::task_count(m) == 100);
   // Nested and repeated reductions each run their own stage.
   auto z = ts::mean(x) - ts::mean(x, {0}) / ts::amax(ts::sum(x, {1}, ts::keep_dims));
   CHECK(ts::stage_count(z) == 5);
@@ -130,9 +130,9 @@ TEST_CASE("describe: leaves, dtypes, irregular and empty chunks", "[describe]") 
   CHECK(ts::detail::dtype_name<std::uint64_t>() == "uint64");
   CHECK(ts::detail::dtype_name<std::int8_t>() == "int8");
   auto e = ts::zeros<double>({0, 5}, {4, 5});
-  CHECK(ts::task_count(ts::sum(e, {1})) == 1 + 0);  // an empty result: no folds, 1 empty chunk
-  CHECK(ts::stage_count(ts::sum(e, {1})) == 1);
-  CHECK(ts::task_count(ts::sum(e, {0})) == 1 + 1);  // 5 sums of nothing: 1 fold, 1 chunk
+  CHECK(ts::task_count(ts::sum(e, {1})) == 0);  // an empty result: no folds, nothing to write
+  CHECK(ts::stage_count(ts::sum(e, {1})) == 0);
+  CHECK(ts::task_count(ts::sum(e, {0})) == 1);  // 5 sums of nothing: 1 fold of the empty chunk
   CHECK(ts::detail::chunks_text(e.grid()) == "(0, 5), regular: 1 x 1 = 1 chunk");
   CHECK(ts::describe(e).find("  bytes     0 B array, 0 B per chunk\n") != std::string::npos);
   CHECK(ts::node_name(ts::full<int>({3}, 7)) == "full");
@@ -299,14 +299,14 @@ TEST_CASE("to_dot: the graph renders with Graphviz; one cluster per stage", "[de
   ::unsetenv("TESSERA_DOT");
   CHECK(!std::filesystem::exists(dir / "w.svg"));
   CHECK(!std::filesystem::exists(dir / "w.svg.tessera-dot"));  // the temporary DOT file is removed
-  // A reduction at the root: its fold stage, then the stage reading its stored result.
+  // A reduction at the root: its fold stage alone (its combine tree writes the result).
   auto m = ts::mean(ts::view(x + 1, ts::range(_, _, 2), ts::range(_, _, 2)));
   const std::string md = ts::to_dot(m);
   CHECK(count(md, "subgraph cluster_stage") == std::size_t(ts::stage_count(m)));
-  CHECK(md.find("label=\"stage 2: 1 task (reads the stored result)\"") != std::string::npos);
-  CHECK(count(md, " -> ") == 5);  // normal, full -> add -> getitem -> mean -> result
+  CHECK(ts::stage_count(m) == 1);
+  CHECK(count(md, " -> ") == 4);  // normal, full -> add -> getitem -> mean
   ts::write_dot(m, file);
   std::string mplain;
   REQUIRE(run("dot -Tplain " + file, &mplain) == 0);
-  CHECK(count(mplain, "\nnode ") == 6);
+  CHECK(count(mplain, "\nnode ") == 5);
 }

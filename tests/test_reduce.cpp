@@ -546,6 +546,20 @@ TEMPLATE_TEST_CASE("reductions over runs of thin chunks match a dense reference"
       }
       auto s1 = ts::compute(ts::variance(lazy, ts_axes), p1), s2 = ts::compute(ts::variance(lazy, ts_axes), p2);
       same_bits<double, TestType>(s1, s2, "variance, 1 and 2 threads");
+      // compute finalizes the tiles into its own result; persist keeps the backend's stored
+      // result (assembled from the same tiles): the same bits
+      const auto kept = ts::sum(lazy, ts_axes, ts::keep_dims);
+      same_bits<double, TestType>(ts::compute(kept, p2), ts::compute(ts::persist(kept, p2), p2),
+                                  "sum with keep_dims, computed and persisted");
+      same_bits<double, TestType>(ts::compute(ts::variance(x, ts_axes), p1),
+                                  ts::compute(ts::persist(ts::variance(x, ts_axes), p1), p1),
+                                  "variance, computed and persisted");
+      if (axes.size() == 1) {
+        const auto am = ts::argmax(x, int(axes[0]));
+        const auto got = ts::compute(am, p2), kept_am = ts::compute(ts::persist(am, p2), p2);
+        REQUIRE(got.shape() == kept_am.shape());
+        CHECK(std::equal(got.begin(), got.end(), kept_am.begin()));
+      }
     }
   }
   UNSCOPED_INFO("cases folded in runs: " << with_runs);

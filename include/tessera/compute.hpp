@@ -20,9 +20,8 @@ void compute_to(const X& x, const P& policy, U* out) {
   if constexpr (!std::is_same_v<U, typename X::value_type>) {
     compute_to(cast<U>(x), policy, out);
   } else {
-    detail::observation observe(policy, [&] { return task_count(x); });
-    const auto& low = x.lower(policy);
-    detail::evaluate_into(low, policy, out);
+    detail::observation observe(policy, [&] { return detail::compute_task_count<P>(x); });
+    detail::compute_dense(x, policy, out);
     observe.finish();
   }
 }

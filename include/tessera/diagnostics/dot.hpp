@@ -6,9 +6,9 @@
 // One box per node (its name, index or axes, dtype, shape and chunks), arrows from operands to
 // the node that reads them, and one cluster per stage: the nodes a stage's chunk kernel fuses,
 // labelled with the stage's task count. A reduction starts a stage (its fold tasks, one per
-// input chunk, then the combine tree); the stage above reads its stored result (a "result"
-// box when the reduction is the root). Stages are numbered in the order they run, and there
-// are stage_count(x) of them.
+// input chunk, then the combine tree); the stage above reads its stored result (at the root,
+// the combine tree writes compute's result itself). Stages are numbered in the order they
+// run, and there are stage_count(x) of them.
 #pragma once
 #include <sstream>
 #include <string>
@@ -53,22 +53,6 @@ class dot_writer {
               << "    label=\"stage " << number << ": " << tasks << (tasks == 1 ? " task" : " tasks")
               << " (" << what << ")\";\n    style=\"rounded,dashed\"; color=gray40; fontname=\"Helvetica\";\n"
               << nodes.str() << "  }\n";
-    return id;
-  }
-
-  /// The stage that reads a root reduction's stored result into compute's output: one box
-  /// ("result") fed by the reduction, its chunks as tasks.
-  template <expression_type X>
-  int result_stage(const X& x, int reduction_id) {
-    const int id = next_++;
-    const int number = ++stages_;
-    const index_t tasks = x.grid().block_count();
-    std::string label = "result\n" + dtype_name<typename X::value_type>() + " " + tuple_text(x.shape());
-    clusters_ << "  subgraph cluster_stage" << number << " {\n"
-              << "    label=\"stage " << number << ": " << tasks << (tasks == 1 ? " task" : " tasks")
-              << " (reads the stored result)\";\n    style=\"rounded,dashed\"; color=gray40; fontname=\"Helvetica\";\n"
-              << "    n" << id << " [label=\"" << dot_escape(label) << "\", fillcolor=gray90];\n  }\n";
-    edges_ << "  n" << reduction_id << " -> n" << id << ";\n";
     return id;
   }
 
@@ -119,10 +103,7 @@ class dot_writer {
 template <expression_type X>
 std::string to_dot(const X& x) {
   detail::dot_writer w;
-  int root = w.stage(x);
-  // compute of a reduction runs one more stage: its stored result's chunks.
-  if constexpr (detail::is_reduction_node<std::remove_cvref_t<X>>::value)
-    if (x.grid().size() > 0) root = w.result_stage(x, root);
+  const int root = w.stage(x);
   return w.finish(root);
 }
 

@@ -10,8 +10,10 @@
 //                     axes, a constant's value, a file's path ("" where nothing)
 //   for_each_operand(x, f)   f(operand) for each operand, in order
 //   task_count(x)     chunk tasks compute(x) runs: one per output chunk, plus one per input
-//                     chunk of every reduction below (each a separate stage)
-//   stage_count(x)    stages compute(x) runs: 1 + the reductions below
+//                     chunk of every reduction below (each a separate stage); a reduction
+//                     at the top writes its output chunks in its own fold stage
+//   stage_count(x)    stages compute(x) runs: 1 + the reductions below (a reduction at the
+//                     top: the reductions alone)
 #pragma once
 #include <cxxabi.h>
 
@@ -450,18 +452,21 @@ index_t inner_tasks(const X& x) {
 }  // namespace detail
 
 /// Stages compute(x) runs: one for x's own chunks and one per reduction in x (each occurrence:
-/// a reduction used twice runs twice).
+/// a reduction used twice runs twice). A reduction at the top has no stage of its own chunks:
+/// its fold stage finalizes the result where compute (or persist) wants it (on ts::mpi,
+/// compute gathers it in one more stage).
 template <expression_type X>
 index_t stage_count(const X& x) {
-  return 1 + detail::inner_stages(x);
+  return (detail::is_reduction_node<std::remove_cvref_t<X>>::value ? 0 : 1) + detail::inner_stages(x);
 }
 
 /// Chunk tasks compute(x) (and persist(x)) run: one per chunk of x, plus, for every reduction
 /// in x, one per chunk of the reduction's input (its fold tasks; the combine tree runs as the
-/// folds complete, not as tasks).
+/// folds complete, not as tasks). A reduction at the top: its fold tasks alone (stage_count).
 template <expression_type X>
 index_t task_count(const X& x) {
-  return x.grid().block_count() + detail::inner_tasks(x);
+  const index_t own = detail::is_reduction_node<std::remove_cvref_t<X>>::value ? 0 : x.grid().block_count();
+  return own + detail::inner_tasks(x);
 }
 
 }  // namespace tessera

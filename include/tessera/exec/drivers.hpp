@@ -38,6 +38,27 @@ inline ivec row_major_strides(const shape_t& s) {
   return tessera::row_major_strides(b);
 }
 
+/// Whether policy P's reductions can be finalized straight into the caller's host memory
+/// (compute of a reduction): the combine tree's roots are host states in this process (the
+/// host, ts::cuda, a backend of docs/architecture.md's recipe), unless the backend says
+/// otherwise (ts::mpi, whose blocks are finished on their owner ranks).
+template <class P>
+constexpr bool backend_reduces_into_host_memory() {
+  if constexpr (requires { backend<P>::reduces_into_host_memory; }) return backend<P>::reduces_into_host_memory;
+  else return true;
+}
+template <class P>
+concept reduces_into_host_memory = execution_policy<P> && backend_reduces_into_host_memory<P>();
+
+/// The chunk tasks compute(x) runs with `pol`: task_count(x), plus a stage of the result's
+/// chunks where a reduction at the top is not finalized into compute's memory (ts::mpi).
+template <class P, expression_type X>
+index_t compute_task_count(const X& x) {
+  index_t n = task_count(x);
+  if constexpr (is_reduction_node<X>::value && !reduces_into_host_memory<P>) n += x.grid().block_count();
+  return n;
+}
+
 /// Evaluates a lowered expression chunk by chunk into a dense row-major host buffer.
 template <execution_policy P, class E, class T>
 void evaluate_into(const E& e, const P& pol, T* out) {
@@ -54,6 +75,15 @@ void evaluate_into(const E& e, const P& pol, T* out) {
     for (int d = 0; d < bx.rank(); ++d) off += bx.lo[d] * st[d];
     B::eval_to_host(env, acc, bx, out + off, st);
   });
+}
+
+/// compute's body: x evaluated with `pol` into a dense row-major host buffer. A node that can
+/// write its values there itself (lower_into: a reduction, whose finalized values need no
+/// stored result and copy) does; any other is lowered and evaluated chunk by chunk.
+template <execution_policy P, class X, class T>
+void compute_dense(const X& x, const P& pol, T* out) {
+  if constexpr (requires { x.lower_into(pol, out); }) x.lower_into(pol, out);
+  else evaluate_into(x.lower(pol), pol, out);
 }
 
 /// Evaluates a lowered expression into the backend's chunked storage (same grid).
@@ -83,12 +113,11 @@ template <expression_type X, execution_policy P = host>
 xt::xarray<typename X::value_type> compute(const X& x, const P& policy = P{}) {
   using T = typename X::value_type;
   backend<P>::check(policy);
-  detail::observation observe(policy, [&] { return task_count(x); });
-  const auto& low = x.lower(policy);  // x itself when nothing in it lowers
+  detail::observation observe(policy, [&] { return detail::compute_task_count<P>(x); });
   std::vector<std::size_t> sh(x.shape().begin(), x.shape().end());
   auto out = xt::xarray<T>::from_shape(sh);
   detail::advise_huge_pages(out.data(), out.size() * sizeof(T));  // before the tasks touch it
-  detail::evaluate_into(low, policy, out.data());  // empty chunks: tasks that write nothing
+  detail::compute_dense(x, policy, out.data());  // empty chunks: tasks that write nothing
   observe.finish();
   return out;
 }
@@ -99,7 +128,11 @@ template <expression_type X, execution_policy P = host>
 auto persist(const X& x, const P& policy = P{}) {
   backend<P>::check(policy);
   detail::observation observe(policy, [&] { return task_count(x); });
-  auto out = detail::persist_lowered(x.lower(policy), policy);
+  auto out = [&] {
+    // a reduction's lowered result is already new storage of the policy: no copy
+    if constexpr (detail::is_reduction_node<X>::value) return x.lower(policy);
+    else return detail::persist_lowered(x.lower(policy), policy);
+  }();
   observe.finish();
   return out;
 }
@@ -112,16 +145,60 @@ typename X::value_type item(const X& x, const P& policy = P{}) {
   return *compute(x, policy).data();
 }
 
-/// Runs a reduction of the lowered expression `e` with `pol` into the backend's storage with
-/// grid `out_grid` (called by reduction::lower).
-template <execution_policy P, class Op, class E>
-auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec& spec,
-                       const chunk_grid& out_grid) {
+namespace detail {
+
+/// A reduction's result where compute wants it: row-major over the result's shape, in host
+/// memory (compute's xt::xarray, compute_into's buffer). The finalized values of each output
+/// block or tile go straight there, with no stored result to copy from.
+template <class R>
+struct dense_result {
+  R* data = nullptr;
+  ivec strides;  // row-major strides of the result's shape
+
+  /// Finalizes states src (row-major over box ob of the result) into their places.
+  template <class Op, class S>
+  void finalize(const box& ob, const S* src, const Op& op) const {
+    const int r = ob.rank();
+    if (ob.count() == 0) return;
+    if (r == 0) {
+      data[0] = op.finalize(src[0]);
+      return;
+    }
+    const index_t n = ob.extent(r - 1);
+    index_t off = 0;
+    for (int d = 0; d < r; ++d) off += ob.lo[d] * strides[d];
+    ivec i = ob.lo;
+    while (true) {
+      R* dst = data + off;
+      for (index_t j = 0; j < n; ++j) dst[j] = op.finalize(src[j]);
+      src += n;
+      int d = r - 2;
+      for (; d >= 0; --d) {
+        off += strides[d];
+        if (++i[d] < ob.hi[d]) break;
+        off -= strides[d] * ob.extent(d);
+        i[d] = ob.lo[d];
+      }
+      if (d < 0) return;
+    }
+  }
+};
+
+template <class Out>
+struct is_dense_result : std::false_type {};
+template <class R>
+struct is_dense_result<dense_result<R>> : std::true_type {};
+
+/// The body of execute_reduction and execute_reduction_into: the fold tasks and the combine
+/// tree, whose roots are finalized into `out` (the backend's array, or a dense_result).
+template <execution_policy P, class Op, class E, class Out>
+void run_reduction(const P& pol, const E& e, const Op& op, const reduce_spec& spec,
+                   const chunk_grid& out_grid, Out& out) {
   using B = backend<P>;
   using R = typename Op::result_type;
   using state = typename Op::state;
-  auto out = B::template make_array<R>(pol, out_grid);
-  if (out_grid.size() == 0) return out;
+  constexpr bool dense = is_dense_result<Out>::value;
+  if (out_grid.size() == 0) return;
 
   constexpr index_t max_run = detail::fold_run_limit<B>();
   // Runs where the backend takes them, the chunking asks for them and the input's stored
@@ -144,57 +221,69 @@ auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec
     R* target = nullptr;  // the block's values: values.get() or the backend's host block
     index_t tiles = 0;
   };
-  std::vector<staged_block> staged(std::size_t(plan.run > 1 ? out_grid.block_count() : 0));
+  std::vector<staged_block> staged(std::size_t(!dense && plan.run > 1 ? out_grid.block_count() : 0));
   std::mutex staged_mutex;
   auto finish = [&](index_t K, const state* root) {
-    if (plan.run == 1) {
-      const index_t n = out_grid.block_box(K).count();
-      B::write_block(pol, out, K, [&](R* dst) {
-        for (index_t j = 0; j < n; ++j) dst[j] = op.finalize(root[std::size_t(j)]);
-      });
-      return;
-    }
-    const index_t O = plan.out_block(K);
-    const index_t n = out_grid.block_box(O).count();
-    // The tile's kept elements in the output block: rows along tile_axis, each `inner` long,
-    // `outer` times (kept axes before the tile axis); the block differs from the tile only in
-    // its extent along tile_axis.
-    const box tile = plan.task_box(K * nR);
-    box block = tile;
-    const int ta = plan.tile_axis;
-    const auto& off = e.grid().offsets(ta);
-    const index_t bi = e.grid().block_along(ta, tile.lo[ta]);
-    block.lo[ta] = off[std::size_t(bi)];
-    block.hi[ta] = off[std::size_t(bi) + 1];
-    index_t outer = 1, inner = 1;
-    for (int d : plan.kept) {
-      if (d < ta) outer *= tile.extent(d);
-      if (d > ta) inner *= tile.extent(d);
-    }
-    const index_t rows = tile.extent(ta), block_rows = block.extent(ta);
-    const index_t first = tile.lo[ta] - block.lo[ta];
-    std::unique_lock<std::mutex> lock(staged_mutex);
-    staged_block& s = staged[std::size_t(O)];
-    if (!s.target) {
-      s.target = detail::host_block_of<B>(pol, out, O);
+    if constexpr (dense) {
+      box ob = out_grid.block_box(plan.out_block(K));
+      if (plan.run > 1) {  // the tile's rows of the block along the tile axis
+        const box tile = plan.task_box(K * nR);
+        const int ta = plan.tile_axis;
+        const int oa = spec.keep_dims ? ta : int(std::find(plan.kept.begin(), plan.kept.end(), ta) - plan.kept.begin());
+        ob.lo[oa] = tile.lo[ta];
+        ob.hi[oa] = tile.hi[ta];
+      }
+      out.finalize(ob, root, op);
+    } else {
+      if (plan.run == 1) {
+        const index_t n = out_grid.block_box(K).count();
+        B::write_block(pol, out, K, [&](R* dst) {
+          for (index_t j = 0; j < n; ++j) dst[j] = op.finalize(root[std::size_t(j)]);
+        });
+        return;
+      }
+      const index_t O = plan.out_block(K);
+      const index_t n = out_grid.block_box(O).count();
+      // The tile's kept elements in the output block: rows along tile_axis, each `inner` long,
+      // `outer` times (kept axes before the tile axis); the block differs from the tile only in
+      // its extent along tile_axis.
+      const box tile = plan.task_box(K * nR);
+      box block = tile;
+      const int ta = plan.tile_axis;
+      const auto& off = e.grid().offsets(ta);
+      const index_t bi = e.grid().block_along(ta, tile.lo[ta]);
+      block.lo[ta] = off[std::size_t(bi)];
+      block.hi[ta] = off[std::size_t(bi) + 1];
+      index_t outer = 1, inner = 1;
+      for (int d : plan.kept) {
+        if (d < ta) outer *= tile.extent(d);
+        if (d > ta) inner *= tile.extent(d);
+      }
+      const index_t rows = tile.extent(ta), block_rows = block.extent(ta);
+      const index_t first = tile.lo[ta] - block.lo[ta];
+      std::unique_lock<std::mutex> lock(staged_mutex);
+      staged_block& s = staged[std::size_t(O)];
       if (!s.target) {
-        s.values.reset(new R[std::size_t(std::max<index_t>(n, 1))]);
-        s.target = s.values.get();
+        s.target = detail::host_block_of<B>(pol, out, O);
+        if (!s.target) {
+          s.values.reset(new R[std::size_t(std::max<index_t>(n, 1))]);
+          s.target = s.values.get();
+        }
       }
+      R* vals = s.target;
+      lock.unlock();
+      for (index_t o = 0; o < outer; ++o)
+        for (index_t i = 0; i < rows; ++i) {
+          const state* src = root + (o * rows + i) * inner;
+          R* dst = vals + (o * block_rows + first + i) * inner;
+          for (index_t j = 0; j < inner; ++j) dst[j] = op.finalize(src[j]);
+        }
+      lock.lock();
+      if (++s.tiles < plan.run || !s.values) return;  // (no values: written in place)
+      std::unique_ptr<R[]> done = std::move(s.values);
+      lock.unlock();
+      B::write_block(pol, out, O, [&](R* dst) { std::copy(done.get(), done.get() + n, dst); });
     }
-    R* vals = s.target;
-    lock.unlock();
-    for (index_t o = 0; o < outer; ++o)
-      for (index_t i = 0; i < rows; ++i) {
-        const state* src = root + (o * rows + i) * inner;
-        R* dst = vals + (o * block_rows + first + i) * inner;
-        for (index_t j = 0; j < inner; ++j) dst[j] = op.finalize(src[j]);
-      }
-    lock.lock();
-    if (++s.tiles < plan.run || !s.values) return;  // (no values: written in place)
-    std::unique_ptr<R[]> done = std::move(s.values);
-    lock.unlock();
-    B::write_block(pol, out, O, [&](R* dst) { std::copy(done.get(), done.get() + n, dst); });
   };
   // Task t folds input box (K = t / nR, R = t % nR): consecutive tasks feed one output
   // block, so only a few output blocks have pending partials at any time.
@@ -215,7 +304,28 @@ auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec
     }
     env.then([&tree, &finish, t] { tree.deliver(t, finish); });
   });
+}
+
+}  // namespace detail
+
+/// Runs a reduction of the lowered expression `e` with `pol` into the backend's storage with
+/// grid `out_grid` (called by reduction::lower).
+template <execution_policy P, class Op, class E>
+auto execute_reduction(const P& pol, const E& e, const Op& op, const reduce_spec& spec,
+                       const chunk_grid& out_grid) {
+  auto out = backend<P>::template make_array<typename Op::result_type>(pol, out_grid);
+  detail::run_reduction(pol, e, op, spec, out_grid, out);
   return out;
+}
+
+/// Runs the same reduction into `data`, row-major over out_grid's shape in host memory
+/// (compute of a reduction, on a backend that reduces into host memory).
+template <execution_policy P, class Op, class E>
+  requires detail::reduces_into_host_memory<P>
+void execute_reduction_into(const P& pol, const E& e, const Op& op, const reduce_spec& spec,
+                            const chunk_grid& out_grid, typename Op::result_type* data) {
+  detail::dense_result<typename Op::result_type> out{data, detail::row_major_strides(out_grid.shape())};
+  detail::run_reduction(pol, e, op, spec, out_grid, out);
 }
 
 /// Runs a scan (reduce/scan.hpp) of the lowered expression `e` along `axis` into the backend's

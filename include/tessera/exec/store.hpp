@@ -83,7 +83,7 @@ void store(const X& x, S& target, const P& policy = P{}, std::vector<index_t> re
   };
   // One observation (progress, trace) for x's inner stages and the write tasks.
   detail::observation observe(policy, [&] {
-    return task_count(x) - x.grid().block_count() + index_t(blocks.size());
+    return detail::inner_tasks(x) + index_t(blocks.size());
   });
   const auto& low = x.lower(policy);
   auto tasks = detail::make_tasks(low, index_t(blocks.size()), x_box);

@@ -72,6 +72,13 @@ class reduced : public expression<reduced<Op, X>> {
   auto lower(const P& policy) const {
     return execute_reduction(policy, child_.lower(policy), op_, spec_, grid_);
   }
+  /// Runs the reduction into `out`, row-major over the result's shape in host memory (compute,
+  /// compute_into): the combine tree's roots are finalized there, with no stored result.
+  template <class P>
+    requires detail::reduces_into_host_memory<P>
+  void lower_into(const P& policy, value_type* out) const {
+    execute_reduction_into(policy, child_.lower(policy), op_, spec_, grid_, out);
+  }
 
  private:
   X child_;

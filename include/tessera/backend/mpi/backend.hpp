@@ -288,6 +288,9 @@ struct backend<mpi<L>> {
   static constexpr index_t fold_run_limit = detail::fold_run_limit<local_backend>();
   template <class T>
   using array_type = distributed_array<T, L>;
+  /// A reduction's blocks are finished on their owner ranks: compute gathers them (its own
+  /// stage, backend/mpi/compute.hpp) rather than having them finalized into one rank's memory.
+  static constexpr bool reduces_into_host_memory = false;
 
   static void check(const mpi<L>& pol) {
     local_backend::check(pol.local);

@@ -14,7 +14,7 @@ xt::xarray<typename X::value_type> compute(const X& x, const mpi<L>& policy) {
   using T = typename X::value_type;
   using B = backend<mpi<L>>;
   B::check(policy);
-  detail::observation observe(policy, [&] { return task_count(x); });
+  detail::observation observe(policy, [&] { return detail::compute_task_count<mpi<L>>(x); });
   const auto& low = x.lower(policy);
   std::vector<std::size_t> sh(x.shape().begin(), x.shape().end());
   xt::xarray<T> out;
