@@ -17,6 +17,7 @@
 
 #include <xtensor/xarray.hpp>
 
+#include "../backend/host/kernel.hpp"  // for_each_row
 #include "../core/expression.hpp"
 #include "../core/huge_pages.hpp"
 #include "../reduce/spec.hpp"
@@ -158,29 +159,20 @@ struct dense_result {
   /// Finalizes states src (row-major over box ob of the result) into their places.
   template <class Op, class S>
   void finalize(const box& ob, const S* src, const Op& op) const {
-    const int r = ob.rank();
     if (ob.count() == 0) return;
+    const int r = ob.rank();
     if (r == 0) {
       data[0] = op.finalize(src[0]);
       return;
     }
+    index_t base = 0;
+    for (int d = 0; d < r; ++d) base += ob.lo[d] * strides[d];
     const index_t n = ob.extent(r - 1);
-    index_t off = 0;
-    for (int d = 0; d < r; ++d) off += ob.lo[d] * strides[d];
-    ivec i = ob.lo;
-    while (true) {
-      R* dst = data + off;
+    for_each_row(ob, strides, [&](const ivec&, index_t off) {
+      R* dst = data + base + off;
       for (index_t j = 0; j < n; ++j) dst[j] = op.finalize(src[j]);
       src += n;
-      int d = r - 2;
-      for (; d >= 0; --d) {
-        off += strides[d];
-        if (++i[d] < ob.hi[d]) break;
-        off -= strides[d] * ob.extent(d);
-        i[d] = ob.lo[d];
-      }
-      if (d < 0) return;
-    }
+    });
   }
 };
 
