@@ -1100,6 +1100,85 @@ TEST_CASE("argmin and argmax batches: the index the element-by-element fold give
   }
 }
 
+namespace {
+/// An op's column fold (add_rows: amax / amin, argmin / argmax and their NaN-skipping forms)
+/// against add() element by element, column by column: groups of 1..40 rows (passes of eight
+/// and single rows), 1..300 columns, values from 9 integers (ties), -0 / +0, +-inf and NaN at
+/// random places (floats), a second group folded into the first's states. The states must
+/// agree: the index, and the value (bit for bit, but for a NaN's payload and, for the arg
+/// ops, the sign of a zero, which add() compares as equal).
+template <class Op>
+void check_row_folds(std::mt19937_64& rng, const char* name) {
+  using T = typename Op::input_type;
+  const Op op;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int nr = 1 + int(rng() % 40);
+    const auto m = ts::index_t(1 + rng() % 300);
+    std::vector<std::vector<T>> rows(std::size_t(2 * nr), std::vector<T>(std::size_t(m)));
+    for (auto& r : rows)
+      for (auto& x : r) {
+        x = T(std::int64_t(rng() % 9) + (std::is_signed_v<T> ? -4 : 0));
+        if constexpr (std::is_floating_point_v<T>) {
+          const auto u = rng() % 100;
+          if (u < 4 + std::uint64_t(trial % 3) * 10) x = std::numeric_limits<T>::quiet_NaN();
+          else if (u < 34) x = u % 2 ? T(0) : -T(0);
+          else if (u < 37) x = u % 2 ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+        }
+      }
+    std::vector<typename Op::state> fold(std::size_t(m), op.identity()), each = fold;
+    const ts::index_t i0 = ts::index_t(rng() % 1000), step = 1 + trial % 3;
+    for (int g = 0; g < 2; ++g) {  // two groups, the second into the first's states
+      std::vector<const T*> v;
+      for (int k = 0; k < nr; ++k) v.push_back(rows[std::size_t(g * nr + k)].data());
+      // (in odd trials the second group's indices come before the first's: ties go to them)
+      const ts::index_t base = i0 + ts::index_t((trial % 2 ? 1 - g : g) * nr) * step;
+      if constexpr (requires { op.add_rows(fold.data(), v.data(), nr, m, i0, step); })
+        op.add_rows(fold.data(), v.data(), nr, m, base, step);
+      else op.add_rows(fold.data(), v.data(), nr, m);
+      for (int k = 0; k < nr; ++k)
+        for (ts::index_t e = 0; e < m; ++e) op.add(each[std::size_t(e)], v[std::size_t(k)][e], base + k * step);
+    }
+    for (ts::index_t e = 0; e < m; ++e) {
+      INFO(name << ", trial " << trial << ", " << nr << " rows, " << m << " columns, column " << e);
+      const auto& a = fold[std::size_t(e)];
+      const auto& b = each[std::size_t(e)];
+      if constexpr (requires { a.i; }) {
+        REQUIRE(a.i == b.i);
+        if constexpr (std::is_floating_point_v<T>)
+          REQUIRE(((a.v == b.v) || (std::isnan(a.v) && std::isnan(b.v))));
+        else REQUIRE(a.v == b.v);
+      } else if constexpr (std::is_floating_point_v<T>) {
+        REQUIRE(std::isnan(a) == std::isnan(b));
+        if (!std::isnan(a)) REQUIRE(std::memcmp(&a, &b, sizeof(T)) == 0);
+      } else {
+        REQUIRE(a == b);
+      }
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("column folds of amin, amax, argmin and argmax: the states add() gives",
+          "[reduce][numerics]") {
+  const auto seed = test_seed(20261130);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  namespace r = ts::reducers;
+  check_row_folds<r::amax<double>>(rng, "amax double");
+  check_row_folds<r::amin<double>>(rng, "amin double");
+  check_row_folds<r::amax<float>>(rng, "amax float");
+  check_row_folds<r::amin<std::int64_t>>(rng, "amin int64");
+  check_row_folds<r::amax<std::uint8_t>>(rng, "amax uint8");
+  check_row_folds<r::argmax<double>>(rng, "argmax double");
+  check_row_folds<r::argmin<double>>(rng, "argmin double");
+  check_row_folds<r::nanargmax<double>>(rng, "nanargmax double");
+  check_row_folds<r::nanargmin<double>>(rng, "nanargmin double");
+  check_row_folds<r::argmax<float>>(rng, "argmax float");
+  check_row_folds<r::nanargmin<float>>(rng, "nanargmin float");
+  check_row_folds<r::argmin<std::int64_t>>(rng, "argmin int64");
+  check_row_folds<r::argmax<std::uint8_t>>(rng, "argmax uint8");
+}
+
 TEST_CASE("argmin and argmax over axis 0: ties and NaN through the column fold",
           "[reduce][numerics]") {
   // Values from 7 integers (ties in every column), NaN in about a tenth of the elements and in

@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <type_traits>
 
 #include "../../reduce/spec.hpp"
@@ -64,15 +65,18 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
                      const ivec& istride, int axis, typename Op::state* part) {
   using T = typename Op::input_type;
   constexpr int group = row_group_of<Op>();
-  // Rows that are evaluated into the block (not read in place) by a plain accessor, 16 to a
-  // group: pieces of one batch, so the [16 x 256] block (32 KiB of doubles) stays in L1 between
-  // its fill and the column pass (Zen 5, one thread, lazy sums over axis 0: 2-d in 4096^2
-  // chunks 6.6 -> 5.1 ms, 1024^2 7.3 -> 6.2-6.8, 3-d 7.9 -> 6.9). Not for runs of chunks
-  // (run_accessor: 8.7 -> 9.9 ms, more line lookups) nor 32-row variance groups (no gain).
+  // Rows that are evaluated into the block (not read in place), 16 to a group: pieces of half
+  // a batch, so the [16 x 128] block (16 KiB of doubles) stays in L1 between its fill and the
+  // column pass (Zen 5, one thread, lazy sums over axis 0 in pieces of a batch: 2-d in 4096^2
+  // chunks 6.6 -> 5.1 ms, 1024^2 7.3 -> 6.2-6.8, 3-d 7.9 -> 6.9; half a batch, for Zen 4's 32
+  // KiB L1: 2-d 0.206 -> 0.194 ns per element); each row's line is made once per group, not
+  // once per piece. Not for runs of chunks (run_accessor: 8.7 -> 9.9 ms with a line per
+  // piece, Zen 5; with a line per group, bench_reduce on Zen 4: 3-d lazy sum over axis 0 the
+  // same, amax 0.24 -> 0.27 ns per element) nor the 32-row variance groups (no gain).
   using line_type = decltype(acc.line(std::declval<const ivec&>(), 0, index_t(1)));
   constexpr bool in_place = requires(const line_type& l) { l.contiguous(index_t(0)); };
   constexpr bool short_pieces = !in_place && !is_run_accessor<Acc>::value && group == 16;
-  constexpr index_t max_span = short_pieces ? batch_size : 16 * 16 * batch_size / group;  // group * max_span: 64 Ki
+  constexpr index_t max_span = short_pieces ? batch_size / 2 : 16 * 16 * batch_size / group;  // group * max_span: 64 Ki
   const int r = b.rank(), last = r - 1;
   const index_t n = b.extent(last), rows = b.extent(axis);
   // The kept axis before the last whose rows are folded together (-1: none).
@@ -80,6 +84,11 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
   const index_t per = flat >= 0 ? std::max<index_t>(1, std::min(b.extent(flat), max_span / n)) : 1;
   const index_t span = per > 1 ? per * n : std::min(n, max_span);
   std::unique_ptr<T[]> block;  // rows that are not in memory already (allocated when needed)
+  std::optional<line_type> lines[group];  // (rows not in place, one row per piece: the group's lines)
+  // the block's rows a few cache lines more than span apart: span is often a power of two, and
+  // rows that far apart map to the same L1 sets (a pass over eight of them missed: lazy 3-d
+  // amax over axis 0 0.28 -> 0.24 ns per element, Zen 4, one thread)
+  const index_t row_stride = span + index_t(192 / sizeof(T));
   box outer = b;  // one row per group start: `axis` walked below, and `flat` in steps of `per`
   outer.hi[axis] = outer.lo[axis] + 1;
   if (flat >= 0) outer.hi[flat] = outer.lo[flat] + 1;
@@ -93,15 +102,22 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
       const index_t len = nf * n, off = off0 + (f0 - flat_lo) * n;
       for (index_t g0 = 0; g0 < rows; g0 += group) {
         const int gr = int(std::min<index_t>(group, rows - g0));
+        const auto row_start = [&](int k) {
+          ivec start = start0;
+          start[axis] += g0 + k;
+          if (flat >= 0) start[flat] = f0;
+          return start;
+        };
+        if constexpr (!in_place)  // one line per row of the group, for all its pieces
+          if (nf == 1)
+            for (int k = 0; k < gr; ++k) lines[k].emplace(acc.line(row_start(k), last, 1));
         for (index_t c0 = 0; c0 < len; c0 += span) {
           const index_t m = std::min(span, len - c0);
           const T* rowp[group];
           for (int k = 0; k < gr; ++k) {
-            ivec start = start0;
-            start[axis] += g0 + k;
-            if (flat >= 0) start[flat] = f0;
-            const auto line = acc.line(start, last, 1);
-            if constexpr (requires { line.contiguous(c0); }) {  // stored rows: read in place
+            if constexpr (in_place) {  // stored rows: read in place
+              const ivec start = row_start(k);
+              const auto line = acc.line(start, last, 1);
               if (nf == 1) {
                 if ((rowp[k] = line.contiguous(c0))) {
                   // the row's next piece, if it has one: past the row's end lie other rows
@@ -120,15 +136,21 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
                 }
               }
             }
-            if (!block) block.reset(new T[std::size_t(group * span)]);
-            T* row = block.get() + k * span;
-            for (index_t q = 0; q < nf; ++q) {  // (nf == 1: the piece c0 .. c0 + m of one row)
-              ivec at = start;
-              if (flat >= 0) at[flat] += q;
-              const auto l = acc.line(at, last, 1);
-              const index_t j1 = nf == 1 ? c0 : 0, w = nf == 1 ? m : n;
-              for (index_t j0 = 0; j0 < w; j0 += batch_size)
-                l.fill(j1 + j0, std::min(batch_size, w - j0), row + q * n + j0);
+            if (!block) block.reset(new T[std::size_t(group * row_stride)]);
+            T* row = block.get() + k * row_stride;
+            const auto fill = [&](const line_type& l, index_t j1, index_t w, T* out) {
+              for (index_t j0 = 0; j0 < w; j0 += batch_size) l.fill(j1 + j0, std::min(batch_size, w - j0), out + j0);
+            };
+            if (!in_place && nf == 1) {
+              fill(*lines[k], c0, m, row);  // the piece c0 .. c0 + m of the row
+            } else {
+              const ivec start = row_start(k);
+              for (index_t q = 0; q < nf; ++q) {  // (nf == 1: the piece c0 .. c0 + m of one row)
+                ivec at = start;
+                if (flat >= 0) at[flat] += q;
+                const index_t j1 = nf == 1 ? c0 : 0, w = nf == 1 ? m : n;
+                fill(acc.line(at, last, 1), j1, w, row + q * n);
+              }
             }
             rowp[k] = row;
           }
