@@ -667,27 +667,27 @@ struct argext : params {
   void add_rows(state* p, const T* const* v, int nr, index_t m, index_t idx0, index_t didx) const {
     if constexpr (is_float<T> && (sizeof(T) == 8 || sizeof(T) == 4)) {
       add_rows_keyed(p, v, nr, m, idx0, didx);
-      return;
-    }
-    alignas(64) T best[column_batch];
-    alignas(64) std::int64_t row[column_batch];
-    for (index_t c0 = 0; c0 < m; c0 += column_batch) {
-      const index_t w = m - c0 < column_batch ? m - c0 : column_batch;
-      const T* __restrict q0 = v[0] + c0;
-      for (index_t e = 0; e < w; ++e) {
-        best[e] = q0[e];
-        row[e] = 0;
-      }
-      for (int k = 1; k < nr; ++k) {
-        TESSERA_NO_UNROLL_AND_JAM();  // (jammed by GCC, the second row was read by a gather)
-        const T* __restrict q = v[k] + c0;
+    } else {
+      alignas(64) T best[column_batch];
+      alignas(64) std::int64_t row[column_batch];
+      for (index_t c0 = 0; c0 < m; c0 += column_batch) {
+        const index_t w = m - c0 < column_batch ? m - c0 : column_batch;
+        const T* __restrict q0 = v[0] + c0;
         for (index_t e = 0; e < w; ++e) {
-          const bool t = replaces(q[e], best[e]);
-          best[e] = t ? q[e] : best[e];
-          row[e] = t ? std::int64_t(k) : row[e];
+          best[e] = q0[e];
+          row[e] = 0;
         }
+        for (int k = 1; k < nr; ++k) {
+          TESSERA_NO_UNROLL_AND_JAM();  // (jammed by GCC, the second row was read by a gather)
+          const T* __restrict q = v[k] + c0;
+          for (index_t e = 0; e < w; ++e) {
+            const bool t = replaces(q[e], best[e]);
+            best[e] = t ? q[e] : best[e];
+            row[e] = t ? std::int64_t(k) : row[e];
+          }
+        }
+        for (index_t e = 0; e < w; ++e) add_unbranched(p[c0 + e], best[e], idx0 + index_t(row[e]) * didx);
       }
-      for (index_t e = 0; e < w; ++e) add_unbranched(p[c0 + e], best[e], idx0 + index_t(row[e]) * didx);
     }
   }
   /// Floating-point values as integers in the order add_rows compares them: the value's order
