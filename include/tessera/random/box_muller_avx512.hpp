@@ -46,40 +46,48 @@ TESSERA_INLINE __m512i broadcast64(std::uint64_t x) { return _mm512_set1_epi64(s
 /// 64-bit lanes of c0..c3 (the high halves are ignored): 16 K doubles from `out` on, of which
 /// the first 2 min(valid, 8 K) are written (the elements of the first `valid` blocks, in
 /// either order). Each step is written once per vector, the K vectors side by side.
+///
+/// On Zen 4 (512-bit operations on 256-bit units) the kernel retires about 1.5 vector
+/// operations per cycle whatever their kind (measured: the multiplies, fused multiply-adds and
+/// two-source permutes share two units, adds and shifts two others, div and sqrt their own), so
+/// every operation saved counts: the 2^-53 goes into the exponent, the angle's fraction is built
+/// as a double's mantissa, -4 s by adds, and the quadrant stays a vector whose top bits carry
+/// the signs onto r (mask registers, eight of them, were spilled through general registers at
+/// K = 6: the blends and masked sign flips cost 5.6 cycles per vector). Same bits.
 template <int K>
 TESSERA_INLINE void transform(const __m512i* c0, const __m512i* c1, const __m512i* c2,
                               const __m512i* c3, int valid, pair_order order, affine a,
                               double* out) {
   const __m512i low32 = broadcast64(0xFFFFFFFFull);
   __m512d s[K], ed[K], f[K];
-  __mmask8 swap[K], sin_negative[K], cos_negative[K];
-  // u = (k + 1) 2^-53 in (0, 1], k = x 2^21 + (y >> 11): conv::u53_open0 (exact either way)
+  __m512i quadrant[K];  // q's two bits at the top: bit 63 = q & 2, bit 62 = q & 1
+  // u = (k + 1) 2^-53 in (0, 1], k = x 2^21 + (y >> 11): conv::u53_open0 (exact either way).
+  // k + 1 is converted exactly and the 2^-53 is taken out of the exponent below (53 more).
   for (int i = 0; i < K; ++i) {
     const __m512i k53 = _mm512_srli_epi64(
         _mm512_ternarylogic_epi64(_mm512_slli_epi64(c0[i], 32), c1[i], low32, 0xF8), 11);  // a | (b & c)
-    const __m512d u = _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_add_epi64(k53, broadcast64(1))),
-                                    broadcast(0x1p-53));
+    const __m512d k1 = _mm512_cvtepu64_pd(_mm512_add_epi64(k53, broadcast64(1)));
     // math::log_scaled_times<-2>(u, 0): exponent and mantissa, s = f / (2 + f)
-    const __m512i t = _mm512_add_epi64(_mm512_castpd_si512(u), broadcast64(0x00095F619980C433ull));
+    const __m512i t = _mm512_add_epi64(_mm512_castpd_si512(k1), broadcast64(0x00095F619980C433ull));
     const __m512i e = _mm512_srli_epi64(t, 52);
     const __m512d m = _mm512_castsi512_pd(_mm512_add_epi64(
         _mm512_and_si512(t, broadcast64(0x000FFFFFFFFFFFFFull)), broadcast64(0x3FE6A09E667F3BCDull)));
     const __m512d fm = _mm512_sub_pd(m, broadcast(1.0));
     s[i] = _mm512_div_pd(fm, _mm512_add_pd(broadcast(2.0), fm));
     ed[i] = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(e, broadcast64(0x4330000000000000ull))),
-                          broadcast(0x1p52 + 1023.0));
+                          broadcast(0x1p52 + 1023.0 + 53.0));
   }
-  // conv::angle_quadrant(z, w): q = (z + 2^29) >> 30 (its low two bits), f = the rest
+  // conv::angle_quadrant(z, w) on y = z 2^32 + w: with y' = y + 2^61 (mod 2^64), its top two
+  // bits are q = (z + 2^29) >> 30 (its low two bits), and its bits 11..61 are t,
+  // f = (t - 2^50) 2^-51 = rem 2^-30 + (w >> 11) 2^-51, exact as the scalar sum
   for (int i = 0; i < K; ++i) {
-    const __m512i c = _mm512_and_si512(c2[i], low32);
-    const __m512i q = _mm512_srli_epi64(_mm512_add_epi64(c, broadcast64(1u << 29)), 30);
-    const __m512i rem = _mm512_sub_epi64(c, _mm512_slli_epi64(q, 30));
-    const __m512i d = _mm512_and_si512(_mm512_srli_epi64(c3[i], 11), broadcast64(0x1FFFFF));
-    f[i] = _mm512_fmadd_pd(_mm512_cvtepi64_pd(rem), broadcast(0x1p-30),
-                           _mm512_mul_pd(_mm512_cvtepi64_pd(d), broadcast(0x1p-51)));
-    swap[i] = _mm512_test_epi64_mask(q, broadcast64(1));
-    sin_negative[i] = _mm512_test_epi64_mask(q, broadcast64(2));
-    cos_negative[i] = _mm512_test_epi64_mask(_mm512_add_epi64(q, broadcast64(1)), broadcast64(2));
+    const __m512i y = _mm512_add_epi64(
+        _mm512_ternarylogic_epi64(_mm512_slli_epi64(c2[i], 32), c3[i], low32, 0xF8), broadcast64(1ull << 61));
+    // t as the mantissa of a double in [2, 4): 2 + t 2^-51, minus 2.5
+    const __m512i two_plus = _mm512_ternarylogic_epi64(_mm512_srli_epi64(y, 11), broadcast64((1ull << 51) - 1),
+                                                       broadcast64(0x4000000000000000ull), 0xEA);  // a & b | c
+    f[i] = _mm512_sub_pd(_mm512_castsi512_pd(two_plus), broadcast(2.5));
+    quadrant[i] = y;
   }
   // the log's polynomial, then r = sqrt(-2 log u)
   __m512d z[K], p[K], r[K];
@@ -92,8 +100,8 @@ TESSERA_INLINE void transform(const __m512i* c0, const __m512i* c1, const __m512
     for (int i = 0; i < K; ++i) p[i] = _mm512_fmadd_pd(p[i], z[i], broadcast(coefficient));
   for (int i = 0; i < K; ++i) {
     const __m512d s2 = _mm512_add_pd(s[i], s[i]);
-    const __m512d sk = _mm512_xor_pd(_mm512_add_pd(s2, s2), broadcast(-0.0));  // -4 s, exact
-    const __m512d lm = _mm512_fmadd_pd(sk, _mm512_mul_pd(z[i], p[i]), sk);
+    const __m512d s4 = _mm512_add_pd(s2, s2);  // 4 s, exact
+    const __m512d lm = _mm512_fnmsub_pd(s4, _mm512_mul_pd(z[i], p[i]), s4);  // fma(-4 s, z p, -4 s)
     r[i] = _mm512_sqrt_pd(_mm512_fmadd_pd(ed[i], broadcast(-2 * 0.6931467056274414),
                                           _mm512_fmadd_pd(ed[i], broadcast(-2 * 4.7493250390316726e-07), lm)));
   }
@@ -115,17 +123,24 @@ TESSERA_INLINE void transform(const __m512i* c0, const __m512i* c1, const __m512
     }
   // the pair r cos, r sin, mapped, stored in the requested order
   const __m512d scale = broadcast(a.scale), loc = broadcast(a.loc);
+  const __m512i sign = broadcast64(1ull << 63);
   const __m512i first = order == pair_order::two_apart ? _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0)
                                                        : _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
   const __m512i second = order == pair_order::two_apart ? _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4)
                                                         : _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
   for (int i = 0; i < K; ++i) {
     const __m512d sp = _mm512_mul_pd(ps[i], f[i]), cp = _mm512_fmadd_pd(pc[i], z[i], broadcast(1.0));
-    const __m512d ss = _mm512_mask_blend_pd(swap[i], sp, cp), cc = _mm512_mask_blend_pd(swap[i], cp, sp);
-    const __m512d sn = _mm512_mask_xor_pd(ss, sin_negative[i], ss, broadcast(-0.0));
-    const __m512d cn = _mm512_mask_xor_pd(cc, cos_negative[i], cc, broadcast(-0.0));
-    const __m512d zc = _mm512_fmadd_pd(scale, _mm512_mul_pd(r[i], cn), loc);
-    const __m512d zs = _mm512_fmadd_pd(scale, _mm512_mul_pd(r[i], sn), loc);
+    const __mmask8 swap = _mm512_test_epi64_mask(quadrant[i], broadcast64(1ull << 62));  // q & 1
+    const __m512d ss = _mm512_mask_blend_pd(swap, sp, cp), cc = _mm512_mask_blend_pd(swap, cp, sp);
+    // the signs go on r (r (-c) and (-r) c are the same product): the sine's is q & 2, the
+    // cosine's (q + 1) & 2 (the sum's carry into bit 63)
+    const __m512i radius = _mm512_castpd_si512(r[i]);
+    const __m512d rs = _mm512_castsi512_pd(_mm512_ternarylogic_epi64(radius, quadrant[i], sign, 0x78));  // a ^ (b & c)
+    const __m512d rc = _mm512_castsi512_pd(_mm512_ternarylogic_epi64(
+        radius, _mm512_add_epi64(quadrant[i], broadcast64(1ull << 62)), sign, 0x78));
+    // (explicit fused multiply-adds: a product then an add may be contracted by the compiler)
+    const __m512d zc = _mm512_fmadd_pd(scale, _mm512_mul_pd(rc, cc), loc);
+    const __m512d zs = _mm512_fmadd_pd(scale, _mm512_mul_pd(rs, ss), loc);
     const __m512d lo = _mm512_permutex2var_pd(zc, first, zs), hi = _mm512_permutex2var_pd(zc, second, zs);
     const int left = 2 * (valid - 8 * i);  // elements of this vector to write
     if (left >= 16) {
@@ -147,14 +162,23 @@ TESSERA_INLINE void group(philox::key k, std::uint64_t stream, std::uint64_t b0,
   const __m512i step = _mm512_mullo_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
                                           broadcast64(std::uint64_t(bstride)));
   __m512i c0[U], c1[U], c2[U], c3[U];
-  for (int u = 0; u < U; ++u) {
-    const __m512i b = _mm512_add_epi64(broadcast64(b0 + std::uint64_t(8 * u * bstride)), step);
-    c0[u] = b;  // the high half is ignored by the multiply
-    c1[u] = _mm512_srli_epi64(b, 32);
-    c2[u] = broadcast64(std::uint32_t(stream));
-    c3[u] = broadcast64(std::uint32_t(stream >> 32));
+  const std::uint64_t last = b0 + std::uint64_t(8 * U - 1) * std::uint64_t(bstride);
+  if (last >= b0 && (last >> 32) == (b0 >> 32)) {  // one high word: rounds 0 and 1 cheaper
+    for (int u = 0; u < U; ++u)
+      c0[u] = _mm512_add_epi64(broadcast64(b0 + std::uint64_t(8 * u * bstride)), step);
+    philox::avx512::first_two_rounds_uniform_high<U>(k, c0, std::uint32_t(b0 >> 32), std::uint32_t(stream),
+                                                     std::uint32_t(stream >> 32), c0, c1, c2, c3);
+  } else {
+    for (int u = 0; u < U; ++u) {
+      const __m512i b = _mm512_add_epi64(broadcast64(b0 + std::uint64_t(8 * u * bstride)), step);
+      c0[u] = b;  // the high half is ignored by the multiply
+      c1[u] = _mm512_srli_epi64(b, 32);
+      c2[u] = broadcast64(std::uint32_t(stream));
+      c3[u] = broadcast64(std::uint32_t(stream >> 32));
+    }
+    philox::avx512::rounds_in_lanes_between<U>(k, 0, 2, c0, c1, c2, c3);
   }
-  philox::avx512::rounds_in_lanes<U>(k, c0, c1, c2, c3);
+  philox::avx512::rounds_in_lanes_between<U>(k, 2, philox::rounds, c0, c1, c2, c3);
   transform<U>(c0, c1, c2, c3, valid, order, a, out);
 }
 
@@ -163,8 +187,8 @@ TESSERA_INLINE void group(philox::key k, std::uint64_t stream, std::uint64_t b0,
 /// The 2 nb standard normals of Box-Muller pairs b0, b0 + bstride, ..., b0 + (nb - 1) bstride
 /// (one Philox block each: (seed key, stream) as philox::at), mapped by `a`, into out[0 .. 2 nb)
 /// in `order` (two_apart: b0 and nb even, bstride 1, as groups of four need). Groups of 48
-/// blocks (6 vectors), the rest in groups of 32 and 16 with the blocks past nb computed and not
-/// written. Call only where host_isa_in_use() is host_isa::avx512.
+/// blocks (6 vectors), the rest in groups of 32, 16 and 8 with the blocks past nb computed and
+/// not written. Call only where host_isa_in_use() is host_isa::avx512.
 TESSERA_LEAF_NOINLINE inline void normals(philox::key k, std::uint64_t stream, std::uint64_t b0,
                                           int bstride, int nb, pair_order order, affine a,
                                           double* out) {
@@ -177,7 +201,10 @@ TESSERA_LEAF_NOINLINE inline void normals(philox::key k, std::uint64_t stream, s
     detail::group<4>(k, stream, b0 + std::uint64_t(j) * s, bstride, nb - j, order, a, out + 2 * j);
     j += 32;
   }
-  if (nb - j > 0) detail::group<2>(k, stream, b0 + std::uint64_t(j) * s, bstride, nb - j, order, a, out + 2 * j);
+  if (nb - j > 8)
+    detail::group<2>(k, stream, b0 + std::uint64_t(j) * s, bstride, nb - j, order, a, out + 2 * j);
+  else if (nb - j > 0)
+    detail::group<1>(k, stream, b0 + std::uint64_t(j) * s, bstride, nb - j, order, a, out + 2 * j);
 }
 
 /// The transform alone, of words x[j], y[j], z[j], w[j] (j < nb): what normals() does after
