@@ -42,8 +42,8 @@ namespace detail {
 TESSERA_INLINE __m512d broadcast(double x) { return _mm512_set1_pd(x); }
 TESSERA_INLINE __m512i broadcast64(std::uint64_t x) { return _mm512_set1_epi64(std::int64_t(x)); }
 
-/// The normals of K vectors of blocks, 8 blocks each, whose words are the low halves of the
-/// 64-bit lanes of c0..c3 (the high halves are ignored): 16 K doubles from `out` on, of which
+/// The normals of K vectors of blocks, 8 blocks each, whose words are xy = x 2^32 + y and
+/// zw = z 2^32 + w in 64-bit lanes: 16 K doubles from `out` on, of which
 /// the first 2 min(valid, 8 K) are written (the elements of the first `valid` blocks, in
 /// either order). Each step is written once per vector, the K vectors side by side.
 ///
@@ -55,17 +55,14 @@ TESSERA_INLINE __m512i broadcast64(std::uint64_t x) { return _mm512_set1_epi64(s
 /// the signs onto r (mask registers, eight of them, were spilled through general registers at
 /// K = 6: the blends and masked sign flips cost 5.6 cycles per vector). Same bits.
 template <int K>
-TESSERA_INLINE void transform(const __m512i* c0, const __m512i* c1, const __m512i* c2,
-                              const __m512i* c3, int valid, pair_order order, affine a,
-                              double* out) {
-  const __m512i low32 = broadcast64(0xFFFFFFFFull);
+TESSERA_INLINE void transform(const __m512i* xy, const __m512i* zw, int valid, pair_order order,
+                              affine a, double* out) {
   __m512d s[K], ed[K], f[K];
   __m512i quadrant[K];  // q's two bits at the top: bit 63 = q & 2, bit 62 = q & 1
   // u = (k + 1) 2^-53 in (0, 1], k = x 2^21 + (y >> 11): conv::u53_open0 (exact either way).
   // k + 1 is converted exactly and the 2^-53 is taken out of the exponent below (53 more).
   for (int i = 0; i < K; ++i) {
-    const __m512i k53 = _mm512_srli_epi64(
-        _mm512_ternarylogic_epi64(_mm512_slli_epi64(c0[i], 32), c1[i], low32, 0xF8), 11);  // a | (b & c)
+    const __m512i k53 = _mm512_srli_epi64(xy[i], 11);
     const __m512d k1 = _mm512_cvtepu64_pd(_mm512_add_epi64(k53, broadcast64(1)));
     // math::log_scaled_times<-2>(u, 0): exponent and mantissa, s = f / (2 + f)
     const __m512i t = _mm512_add_epi64(_mm512_castpd_si512(k1), broadcast64(0x00095F619980C433ull));
@@ -81,8 +78,7 @@ TESSERA_INLINE void transform(const __m512i* c0, const __m512i* c1, const __m512
   // bits are q = (z + 2^29) >> 30 (its low two bits), and its bits 11..61 are t,
   // f = (t - 2^50) 2^-51 = rem 2^-30 + (w >> 11) 2^-51, exact as the scalar sum
   for (int i = 0; i < K; ++i) {
-    const __m512i y = _mm512_add_epi64(
-        _mm512_ternarylogic_epi64(_mm512_slli_epi64(c2[i], 32), c3[i], low32, 0xF8), broadcast64(1ull << 61));
+    const __m512i y = _mm512_add_epi64(zw[i], broadcast64(1ull << 61));
     // t as the mantissa of a double in [2, 4): 2 + t 2^-51, minus 2.5
     const __m512i two_plus = _mm512_ternarylogic_epi64(_mm512_srli_epi64(y, 11), broadcast64((1ull << 51) - 1),
                                                        broadcast64(0x4000000000000000ull), 0xEA);  // a & b | c
@@ -178,8 +174,10 @@ TESSERA_INLINE void group(philox::key k, std::uint64_t stream, std::uint64_t b0,
     }
     philox::avx512::rounds_in_lanes_between<U>(k, 0, 2, c0, c1, c2, c3);
   }
-  philox::avx512::rounds_in_lanes_between<U>(k, 2, philox::rounds, c0, c1, c2, c3);
-  transform<U>(c0, c1, c2, c3, valid, order, a, out);
+  philox::avx512::rounds_in_lanes_between<U>(k, 2, philox::rounds - 1, c0, c1, c2, c3);
+  __m512i xy[U], zw[U];
+  philox::avx512::last_round_combined<U>(k, c0, c1, c2, c3, xy, zw);
+  transform<U>(xy, zw, valid, order, a, out);
 }
 
 }  // namespace detail
@@ -213,20 +211,21 @@ TESSERA_LEAF_NOINLINE inline void normals_of_words(const std::uint32_t* x, const
                                                    const std::uint32_t* z, const std::uint32_t* w,
                                                    int nb, pair_order order, affine a, double* out) {
   for (int j = 0; j < nb; j += 16) {
-    __m512i c0[2], c1[2], c2[2], c3[2];
+    __m512i xy[2], zw[2];
     for (int i = 0; i < 2; ++i) {
       const int m = nb - j - 8 * i;
       if (m <= 0) {  // (no pointer formed past the end of the words)
-        c0[i] = c1[i] = c2[i] = c3[i] = _mm512_setzero_si512();
+        xy[i] = zw[i] = _mm512_setzero_si512();
         continue;
       }
       const __mmask8 mask = m >= 8 ? __mmask8(0xFF) : __mmask8((1u << m) - 1);
-      c0[i] = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, x + j + 8 * i));
-      c1[i] = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, y + j + 8 * i));
-      c2[i] = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, z + j + 8 * i));
-      c3[i] = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, w + j + 8 * i));
+      const auto load = [&](const std::uint32_t* p) {
+        return _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, p + j + 8 * i));
+      };
+      xy[i] = _mm512_or_si512(_mm512_slli_epi64(load(x), 32), load(y));
+      zw[i] = _mm512_or_si512(_mm512_slli_epi64(load(z), 32), load(w));
     }
-    detail::transform<2>(c0, c1, c2, c3, nb - j, order, a, out + 2 * j);
+    detail::transform<2>(xy, zw, nb - j, order, a, out + 2 * j);
   }
 }
 TESSERA_ISA_END

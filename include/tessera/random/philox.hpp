@@ -144,6 +144,23 @@ TESSERA_INLINE void rounds_in_lanes_between(key k, int first, int last, __m512i*
   }
 }
 
+/// Round 9, the last, of U vectors of counters after rounds 0..8, giving each block's words as
+/// two 64-bit lanes: xy = x 2^32 + y and zw = z 2^32 + w. The product M1 c2 is already
+/// hi(p1) 2^32 + lo(p1), so xy = p1 ^ ((c1 ^ k0) << 32) (and zw likewise): no shift to bring
+/// the high half down and none to put it back up.
+template <int U>
+TESSERA_INLINE void last_round_combined(key k, const __m512i* c0, const __m512i* c1, const __m512i* c2,
+                                        const __m512i* c3, __m512i* xy, __m512i* zw) {
+  const __m512i m0 = _mm512_set1_epi64(M0), m1 = _mm512_set1_epi64(M1);
+  const std::uint32_t k0 = k.k0 + std::uint32_t(rounds - 1) * W0, k1 = k.k1 + std::uint32_t(rounds - 1) * W1;
+  const __m512i v0 = _mm512_set1_epi64(std::int64_t(std::uint64_t(k0) << 32));
+  const __m512i v1 = _mm512_set1_epi64(std::int64_t(std::uint64_t(k1) << 32));
+  for (int u = 0; u < U; ++u) {
+    xy[u] = _mm512_ternarylogic_epi64(_mm512_mul_epu32(c2[u], m1), _mm512_slli_epi64(c1[u], 32), v0, 0x96);
+    zw[u] = _mm512_ternarylogic_epi64(_mm512_mul_epu32(c0[u], m0), _mm512_slli_epi64(c3[u], 32), v1, 0x96);
+  }
+}
+
 /// The ten rounds: c0..c3 become the blocks' words.
 template <int U>
 TESSERA_INLINE void rounds_in_lanes(key k, __m512i* c0, __m512i* c1, __m512i* c2, __m512i* c3) {
