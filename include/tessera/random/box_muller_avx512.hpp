@@ -160,9 +160,10 @@ TESSERA_INLINE void group(philox::key k, std::uint64_t stream, std::uint64_t b0,
   __m512i c0[U], c1[U], c2[U], c3[U];
   const std::uint64_t last = b0 + std::uint64_t(8 * U - 1) * std::uint64_t(bstride);
   if (last >= b0 && (last >> 32) == (b0 >> 32)) {  // one high word: rounds 0 and 1 cheaper
+    __m512i lo[U];
     for (int u = 0; u < U; ++u)
-      c0[u] = _mm512_add_epi64(broadcast64(b0 + std::uint64_t(8 * u * bstride)), step);
-    philox::avx512::first_two_rounds_uniform_high<U>(k, c0, std::uint32_t(b0 >> 32), std::uint32_t(stream),
+      lo[u] = _mm512_add_epi64(broadcast64(b0 + std::uint64_t(8 * u * bstride)), step);
+    philox::avx512::first_two_rounds_uniform_high<U>(k, lo, std::uint32_t(b0 >> 32), std::uint32_t(stream),
                                                      std::uint32_t(stream >> 32), c0, c1, c2, c3);
   } else {
     for (int u = 0; u < U; ++u) {
@@ -219,11 +220,11 @@ TESSERA_LEAF_NOINLINE inline void normals_of_words(const std::uint32_t* x, const
         continue;
       }
       const __mmask8 mask = m >= 8 ? __mmask8(0xFF) : __mmask8((1u << m) - 1);
-      const auto load = [&](const std::uint32_t* p) {
-        return _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, p + j + 8 * i));
-      };
-      xy[i] = _mm512_or_si512(_mm512_slli_epi64(load(x), 32), load(y));
-      zw[i] = _mm512_or_si512(_mm512_slli_epi64(load(z), 32), load(w));
+      const int at = j + 8 * i;
+      xy[i] = _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, x + at)), 32),
+                              _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, y + at)));
+      zw[i] = _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, z + at)), 32),
+                              _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(mask, w + at)));
     }
     detail::transform<2>(xy, zw, nb - j, order, a, out + 2 * j);
   }
