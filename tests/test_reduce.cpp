@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <atomic>
 #include <cmath>
 #include <random>
@@ -378,6 +379,70 @@ TEMPLATE_TEST_CASE("results are bitwise identical across thread counts", "[reduc
   both(ts::prod(e * 0.01 + 1.0, {-1}), "prod");
   both(ts::argmax(e), "argmax");
   both(ts::amin(e, {0, 1}), "amin");
+}
+
+TEMPLATE_TEST_CASE("sums and means of an elementwise op fold its values as the stored result's",
+                   "[reduce][numerics]", TESSERA_TEST_BACKENDS) {
+  // Over the last axis, the fold takes an elementwise op's values where they are computed
+  // (elementwise_line::with_values, add_values): the same roundings, bitwise, as folding the
+  // stored result, for ops over stored operands, random normals and broadcast scalars.
+  const auto seed = test_seed(2026112801);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> nd(0.5, 3.0);
+  const auto pol = make_policy<TestType>(2);
+  for (int i = 0; i < test_iterations(30); ++i) {
+    const shape_t shape = random_shape(rng, 1, 3, 700);
+    const chunks_t ch = random_chunks(rng, shape);
+    INFO("case " << i << ": shape " << describe(shape) << ", chunks " << describe(ch));
+    std::vector<std::size_t> sh(shape.begin(), shape.end());
+    auto a = xt::xarray<double>::from_shape(sh), b = xt::xarray<double>::from_shape(sh);
+    for (auto& v : a) v = nd(rng);
+    for (auto& v : b) v = nd(rng);
+    const auto x = ts::from_xtensor(a, ch), y = ts::from_xtensor(b, ch);
+    const auto z = ts::random::default_rng(rng()).standard_normal<double>(shape, ch);
+    const double c = nd(rng);
+    const auto check = [&](const auto& e, const char* what) {
+      INFO(what);
+      const auto stored = ts::persist(e, pol);
+      same_bits<double, TestType>(ts::compute(ts::sum(e, {-1}), pol), ts::compute(ts::sum(stored, {-1}), pol), "sum");
+      same_bits<double, TestType>(ts::compute(ts::mean(e, {-1}), pol), ts::compute(ts::mean(stored, {-1}), pol), "mean");
+      same_bits<double, TestType>(ts::compute(ts::mean(e), pol), ts::compute(ts::mean(stored), pol), "mean of all");
+    };
+    check(x * y, "x * y (stored operands)");
+    check(x - c, "x - c");
+    check(z + 1.0, "normals + 1");
+    check(ts::exp(x * 0.1) * z, "exp(x 0.1) z (a nested op and normals)");
+    check(ts::view(z, ts::ellipsis(), ts::range(1, ts::index_t(shape.back()), 2)) * c, "normals[..., 1::2] * c");
+  }
+  const auto f = ts::from_xtensor(xt::xarray<float>({{1.5f, 2.25f, -3.0f}, {0.125f, 7.0f, 1e-3f}}), chunks_t{{1, 1}, {2, 1}});
+  same_bits<double, TestType>(ts::compute(ts::mean(f * 3.0f, {-1}), pol), ts::compute(ts::mean(ts::persist(f * 3.0f, pol), {-1}), pol),
+                              "float mean");
+}
+
+TEST_CASE("batch pairwise sum of a value source reads each value once, as the stored batch",
+          "[reduce][numerics]") {
+  const auto seed = test_seed(2026112802);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> nd(1.0, 5.0);
+  std::vector<double> v(std::size_t(ts::batch_size));
+  for (ts::index_t n = 0; n <= ts::batch_size; ++n) {
+    for (auto& x : v) x = nd(rng);
+    std::vector<int> reads(std::size_t(ts::batch_size), 0);
+    const double got = ts::reducers::pairwise_sum(
+        [&](ts::index_t k) {
+          ++reads[std::size_t(k)];
+          return v[std::size_t(k)] * 2.0;
+        },
+        n);
+    std::vector<double> doubled(v.size());
+    for (std::size_t k = 0; k < v.size(); ++k) doubled[k] = v[k] * 2.0;
+    INFO("n " << n);
+    const double want = ts::reducers::pairwise_sum(doubled.data(), n);
+    REQUIRE(std::bit_cast<std::uint64_t>(got) == std::bit_cast<std::uint64_t>(want));
+    for (ts::index_t k = 0; k < ts::batch_size; ++k) REQUIRE(reads[std::size_t(k)] == (k < n ? 1 : 0));
+  }
 }
 
 TEMPLATE_TEST_CASE("exact reductions do not depend on split_every", "[reduce]",

@@ -9,6 +9,10 @@
 //   finalize(const state&)         the output element (uses count / ddof members)
 //   add_batch(state&, buf, n, idx0, didx)   host: folds n contiguous values (the k-th has
 //                                  index idx0 + k*didx) into one state; vectorizable
+// and sum / mean also
+//   add_values(state&, values, n)  host: as add_batch, the k-th value being values(k), computed
+//                                  where it is read (an elementwise op folded without a buffer
+//                                  pass between: backend/host/fold.hpp)
 // Numerics: float sums add per-batch pairwise sums into a Neumaier-compensated total, so the
 // error does not grow with the element count; variance uses (n, mean, M2) with Chan's merge;
 // integer sums/products wrap in 64 bits (int64 result, uint64 for unsigned inputs), as NumPy.
@@ -68,32 +72,42 @@ TESSERA_INLINE void pairwise_halves(double* t) {
   for (index_t k = 0; k < H; ++k) t[k] += t[k + H];
   if constexpr (H > 1) pairwise_halves<H / 2>(t);
 }
+/// Element k of a batch given as a pointer (v[k]) or as a value source (v(k): an elementwise
+/// op computed where it is read), as a double.
+template <class V>
+TESSERA_INLINE double batch_value(const V& v, index_t k) {
+  if constexpr (std::is_pointer_v<V>) return double(v[k]);
+  else return double(v(k));
+}
+
 /// pairwise_sum for 2H the padded length (n <= 2H, and n > H unless H is the smallest, 4).
-template <index_t H, class T>
-TESSERA_INLINE double pairwise_padded(const T* v, index_t n) {
+/// Each element is read once.
+template <index_t H, class V>
+TESSERA_INLINE double pairwise_padded(const V& v, index_t n) {
   alignas(64) double t[H];
   if (n == 2 * H) {  // full power-of-two batch: the first level reads the input directly
-    for (index_t k = 0; k < H; ++k) t[k] = double(v[k]) + double(v[k + H]);
+    for (index_t k = 0; k < H; ++k) t[k] = batch_value(v, k) + batch_value(v, k + H);
   } else {  // missing elements are zeros
     const index_t lo = n < H ? n : H;
-    for (index_t k = 0; k < lo; ++k) t[k] = double(v[k]);
+    for (index_t k = 0; k < lo; ++k) t[k] = batch_value(v, k);
     for (index_t k = lo; k < H; ++k) t[k] = 0;
-    for (index_t k = H; k < n; ++k) t[k - H] += double(v[k]);
+    for (index_t k = H; k < n; ++k) t[k - H] += batch_value(v, k);
   }
   if constexpr (H > 1) pairwise_halves<H / 2>(t);
   return t[0];
 }
 
-/// Pairwise (tree) sum of n <= batch_size contiguous values: the batch is padded with zeros
-/// to a power of two (at least 8) and folded in halves (t[i] += t[i + h]), which vectorizes; the
-/// error is O(log2(batch_size) * eps) and sums of equal values are exact. Always inlined, so
-/// it is compiled at the CPU level of the kernel that calls it (core/host_isa.hpp).
-template <class T, index_t H = 4>
-TESSERA_INLINE double pairwise_sum(const T* v, index_t n) {
+/// Pairwise (tree) sum of n <= batch_size values (v: a pointer to them, or a value source
+/// v(k), see batch_value): the batch is padded with zeros to a power of two (at least 8) and
+/// folded in halves (t[i] += t[i + h]), which vectorizes; the error is O(log2(batch_size) *
+/// eps) and sums of equal values are exact. Always inlined, so it is compiled at the CPU level
+/// of the kernel that calls it (core/host_isa.hpp).
+template <class V, index_t H = 4>
+TESSERA_INLINE double pairwise_sum(const V& v, index_t n) {
   if constexpr (2 * H >= batch_size) return pairwise_padded<H>(v, n);
   else {
     if (n <= 2 * H) return pairwise_padded<H>(v, n);
-    return pairwise_sum<T, 2 * H>(v, n);
+    return pairwise_sum<V, 2 * H>(v, n);
   }
 }
 
@@ -283,6 +297,13 @@ struct sum : params {
       st += s;
     }
   }
+  /// As add_batch, the k-th value being values(k) (pairwise_sum; float sums only).
+  template <class V>
+  void add_values(state& st, const V& values, index_t n) const
+    requires float_acc
+  {
+    st.add(pairwise_sum(values, n));
+  }
 };
 
 template <class T>
@@ -298,6 +319,11 @@ struct mean : params {
   }
   void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
     st.add(pairwise_sum(v, n));
+  }
+  /// As sum::add_values.
+  template <class V>
+  void add_values(state& st, const V& values, index_t n) const {
+    st.add(pairwise_sum(values, n));
   }
   /// As sum::add_rows.
   void add_rows(state* p, const T* const* v, int nr, index_t m) const {
