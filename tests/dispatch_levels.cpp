@@ -229,13 +229,12 @@ TEST_CASE("AVX-512 Philox pieces (uniform first rounds, ranges of rounds, combin
   CHECK(bad == 0);
 }
 
-TEST_CASE("AVX-512 double normals equal conv::box_muller: chosen words and Philox blocks",
-          "[dispatch]") {
-  if (ts::detected_host_isa() != ts::host_isa::avx512) {
-    WARN("skipped: this CPU has no AVX-512 (the kernel random/box_muller_avx512.hpp is not run)");
-    return;
-  }
-  namespace bm = tr::box_muller_avx512;
+namespace {
+/// The checks of a double normals kernel (Kernel: kernel_avx512 or kernel_avx2 below, each
+/// calling its namespace's normals_of_words and normals).
+template <class Kernel>
+void check_normals_kernel() {
+  namespace bm = tr::box_muller_avx512;  // (pair_order and affine: the AVX2 kernel's aliases)
   // Compares out (from the kernel, filled with 99 beforehand) with what it must hold for nb
   // blocks whose words words_of(j) gives: conv::box_muller, then the map, pair j at (2j, 2j + 1)
   // in pair order or at 4g + {0, 2} / 4g + {1, 3} two apart; and nothing written past 2 nb.
@@ -293,7 +292,7 @@ TEST_CASE("AVX-512 double normals equal conv::box_muller: chosen words and Philo
           if (order == bm::pair_order::two_apart && nb % 2) continue;
           INFO("order " << int(order) << " scale " << m.scale << " loc " << m.loc << " blocks " << nb);
           std::vector<double> out(2 * std::size_t(nb) + 16, 99.0);
-          bm::normals_of_words(x.data(), y.data(), z.data(), w.data(), nb, order, m, out.data());
+          Kernel::of_words(x.data(), y.data(), z.data(), w.data(), nb, order, m, out.data());
           check(out, nb, order, m, [&](int j) {
             const auto q = std::size_t(j);
             return tr::u32x4{{x[q], y[q], z[q], w[q]}};
@@ -317,12 +316,40 @@ TEST_CASE("AVX-512 double normals equal conv::box_muller: chosen words and Philo
           INFO("order " << int(order) << " stride " << bstride << " blocks " << nb << " b0 " << b0
                         << " stream " << stream);
           std::vector<double> out(2 * std::size_t(nb) + 16, 99.0);
-          bm::normals(k, stream, b0, bstride, nb, order, m, out.data());
+          Kernel::normals(k, stream, b0, bstride, nb, order, m, out.data());
           check(out, nb, order, m, [&](int j) {
             return tr::philox::at(k, stream, b0 + std::uint64_t(j) * std::uint64_t(bstride));
           });
         }
   }
+}
+
+struct kernel_avx512 {
+  static constexpr auto of_words = tr::box_muller_avx512::normals_of_words;
+  static constexpr auto normals = tr::box_muller_avx512::normals;
+};
+struct kernel_avx2 {
+  static constexpr auto of_words = tr::box_muller_avx2::normals_of_words;
+  static constexpr auto normals = tr::box_muller_avx2::normals;
+};
+}  // namespace
+
+TEST_CASE("AVX-512 double normals equal conv::box_muller: chosen words and Philox blocks",
+          "[dispatch]") {
+  if (ts::detected_host_isa() != ts::host_isa::avx512) {
+    WARN("skipped: this CPU has no AVX-512 (the kernel random/box_muller_avx512.hpp is not run)");
+    return;
+  }
+  check_normals_kernel<kernel_avx512>();
+}
+
+TEST_CASE("AVX2 double normals equal conv::box_muller: chosen words and Philox blocks",
+          "[dispatch]") {
+  if (ts::detected_host_isa() < ts::host_isa::avx2) {
+    WARN("skipped: this CPU has no AVX2 (the kernel random/box_muller_avx2.hpp is not run)");
+    return;
+  }
+  check_normals_kernel<kernel_avx2>();
 }
 
 #endif  // TESSERA_X86_LEVELS

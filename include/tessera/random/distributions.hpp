@@ -10,6 +10,7 @@
 
 #include "../config.hpp"
 #include "../core/host_isa.hpp"
+#include "box_muller_avx2.hpp"
 #include "box_muller_avx512.hpp"
 #include "conversions.hpp"
 #include "math.hpp"
@@ -106,8 +107,9 @@ struct normal_dist {
     blocks_in<true>(x, y, z, w, nb, out, first);
   }
 
-  /// The elements of blocks b0, b0 + bstride, ... (nb) from Philox in registers on AVX-512
-  /// (box_muller_avx512.hpp; double only), in blocks' or array order; false elsewhere.
+  /// The elements of blocks b0, b0 + bstride, ... (nb) from Philox in registers on AVX-512 or
+  /// AVX2 (box_muller_avx512.hpp, box_muller_avx2.hpp; double only), in blocks' or array order;
+  /// false elsewhere.
   bool fused_blocks(philox::key k, std::uint64_t stream, std::uint64_t b0, int bstride, int nb,
                     bool two_apart, T* out) const {
 #if TESSERA_X86_LEVELS
@@ -117,6 +119,13 @@ struct normal_dist {
         box_muller_avx512::normals(k, stream, b0, bstride, nb,
                                    two_apart ? pair_order::two_apart : pair_order::neighbours,
                                    {scale, loc}, out);
+        return true;
+      }
+      if (host_isa_in_use() == host_isa::avx2) {
+        using box_muller_avx2::pair_order;
+        box_muller_avx2::normals(k, stream, b0, bstride, nb,
+                                 two_apart ? pair_order::two_apart : pair_order::neighbours,
+                                 {scale, loc}, out);
         return true;
       }
     }
