@@ -30,6 +30,7 @@ namespace tessera::random::box_muller_avx2 {
 /// The twin's output order and normal map (box_muller_avx512.hpp).
 using pair_order = box_muller_avx512::pair_order;
 using affine = box_muller_avx512::affine;
+namespace polynomial = box_muller_avx512::polynomial;
 
 TESSERA_ISA_BEGIN_AVX2
 namespace detail {
@@ -138,32 +139,27 @@ TESSERA_INLINE void transform(const __m256i* xy, const __m256i* zw, int valid, p
   __m256d z[K], p[K], r[K];
   for (int i = 0; i < K; ++i) {
     z[i] = _mm256_mul_pd(s[i], s[i]);
-    p[i] = broadcast(0.07397974850291429);
+    p[i] = broadcast(polynomial::log[0]);
   }
-  for (double coefficient : {0.07657025276056356, 0.09091782163059837, 0.11111099286592262,
-                             0.1428571437119381, 0.19999999999707338, 0.3333333333333367})
-    for (int i = 0; i < K; ++i) p[i] = _mm256_fmadd_pd(p[i], z[i], broadcast(coefficient));
+  for (int d = 1; d < 7; ++d)
+    for (int i = 0; i < K; ++i) p[i] = _mm256_fmadd_pd(p[i], z[i], broadcast(polynomial::log[d]));
   for (int i = 0; i < K; ++i) {
     const __m256d s2 = _mm256_add_pd(s[i], s[i]);
     const __m256d s4 = _mm256_add_pd(s2, s2);
     const __m256d lm = _mm256_fnmsub_pd(s4, _mm256_mul_pd(z[i], p[i]), s4);
-    r[i] = _mm256_sqrt_pd(_mm256_fmadd_pd(ed[i], broadcast(-2 * 0.6931467056274414),
-                                          _mm256_fmadd_pd(ed[i], broadcast(-2 * 4.7493250390316726e-07), lm)));
+    r[i] = _mm256_sqrt_pd(_mm256_fmadd_pd(ed[i], broadcast(-2 * polynomial::ln2_hi),
+                                          _mm256_fmadd_pd(ed[i], broadcast(-2 * polynomial::ln2_lo), lm)));
   }
   __m256d ps[K], pc[K];
   for (int i = 0; i < K; ++i) {
     z[i] = _mm256_mul_pd(f[i], f[i]);
-    ps[i] = broadcast(5.6337210129122454e-08);
-    pc[i] = broadcast(-6.321202059033249e-09);
+    ps[i] = broadcast(polynomial::sine[0]);
+    pc[i] = broadcast(polynomial::cosine[0]);
   }
-  constexpr double sine[] = {-3.5986417544520816e-06, 0.00016044115029165178, -0.004681754132282418,
-                             0.07969262624603957, -0.6459640975062443, 1.5707963267948966};
-  constexpr double cosine[] = {4.710609669257883e-07, -2.5202036788285655e-05, 0.0009192602741910664,
-                               -0.02086348076331257, 0.2536695079010468, -1.2337005501361697};
-  for (int d = 0; d < 6; ++d)
+  for (int d = 1; d < 7; ++d)
     for (int i = 0; i < K; ++i) {
-      ps[i] = _mm256_fmadd_pd(ps[i], z[i], broadcast(sine[d]));
-      pc[i] = _mm256_fmadd_pd(pc[i], z[i], broadcast(cosine[d]));
+      ps[i] = _mm256_fmadd_pd(ps[i], z[i], broadcast(polynomial::sine[d]));
+      pc[i] = _mm256_fmadd_pd(pc[i], z[i], broadcast(polynomial::cosine[d]));
     }
   const __m256d scale = broadcast(a.scale), loc = broadcast(a.loc);
   const __m256i sign = broadcast64(1ull << 63);

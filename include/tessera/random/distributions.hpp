@@ -114,18 +114,14 @@ struct normal_dist {
                     bool two_apart, T* out) const {
 #if TESSERA_X86_LEVELS
     if constexpr (std::is_same_v<T, double>) {
-      if (host_isa_in_use() == host_isa::avx512) {
-        using box_muller_avx512::pair_order;
-        box_muller_avx512::normals(k, stream, b0, bstride, nb,
-                                   two_apart ? pair_order::two_apart : pair_order::neighbours,
-                                   {scale, loc}, out);
-        return true;
-      }
-      if (host_isa_in_use() == host_isa::avx2) {
-        using box_muller_avx2::pair_order;
-        box_muller_avx2::normals(k, stream, b0, bstride, nb,
-                                 two_apart ? pair_order::two_apart : pair_order::neighbours,
-                                 {scale, loc}, out);
+      const host_isa level = host_isa_in_use();
+      const auto kernel = level == host_isa::avx512 ? box_muller_avx512::normals
+                          : level == host_isa::avx2 ? box_muller_avx2::normals
+                                                    : nullptr;
+      if (kernel) {
+        using box_muller_avx512::pair_order;  // (the AVX2 kernel's is the same type)
+        kernel(k, stream, b0, bstride, nb, two_apart ? pair_order::two_apart : pair_order::neighbours,
+               {scale, loc}, out);
         return true;
       }
     }
