@@ -1,6 +1,8 @@
 // ts::linalg::svd: seed 000's case (10000 x 1000, chunks 1000 x 1000) and a tall case
 // (2e6 x 64, chunks 1e5 x 64); `small` (4000 x 200, chunks 1000 x 200) for smoke runs;
-// `tall10m` (1e7 x 64, chunks 1e5 x 64: 5.1 GB, the GPU case) only when asked for. Prints a
+// `tall10m` (1e7 x 64, chunks 1e5 x 64: 5.1 GB, the GPU case) and `centered` (seed 000's shape
+// and chunks, values uniform [-0.5, 0.5): cond(A) about 2 where seed 000's is about 80, so the
+// host's svd takes the Gram route, linalg/gram_svd.hpp) only when asked for. Prints a
 // markdown table; peers (NumPy, Dask) are timed by benchmarks/peers/svd_peers.py on the same
 // shapes.
 //
@@ -36,16 +38,17 @@ namespace ts = tessera;
 
 namespace {
 
-/// Uniform [0, 1) from a hash of the flat index (deterministic, cheap).
+/// Uniform [0, 1) from a hash of the flat index (deterministic, cheap), minus `shift`.
 struct uniform01 {
   using value_type = double;
   std::uint64_t seed;
+  double shift = 0;
   TESSERA_HD double operator()(ts::index_t i) const {
     std::uint64_t z = seed + std::uint64_t(i) * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
-    return double(z >> 11) * 0x1.0p-53;
+    return double(z >> 11) * 0x1.0p-53 - shift;
   }
 };
 
@@ -63,6 +66,7 @@ struct row {
 struct shape_case {
   std::string name;
   ts::index_t m, n, cm, cn;
+  double shift = 0;  // the values are uniform [-shift, 1 - shift)
 };
 
 struct options {
@@ -82,11 +86,12 @@ void run_backend(const P& pol, const std::string& backend, int workers, const op
   std::vector<shape_case> cases{{"seed000", 10000, 1000, 1000, 1000},
                                 {"tall", 2000000, 64, 100000, 64},
                                 {"small", 4000, 200, 1000, 200},
-                                {"tall10m", 10000000, 64, 100000, 64}};
+                                {"tall10m", 10000000, 64, 100000, 64},
+                                {"centered", 10000, 1000, 1000, 1000, 0.5}};
   for (auto& c : cases) {
     const bool by_default = c.name == "seed000" || c.name == "tall";
     if (o.only.empty() ? !by_default : o.only != c.name) continue;
-    ts::generated<uniform01> lazy(uniform01{7}, ts::chunk_grid::make({c.m, c.n}, {c.cm, c.cn}, 8));
+    ts::generated<uniform01> lazy(uniform01{7, c.shift}, ts::chunk_grid::make({c.m, c.n}, {c.cm, c.cn}, 8));
     auto mem = ts::persist(lazy, pol);
     std::string shp = std::to_string(c.m) + "x" + std::to_string(c.n) + " (" +
                       std::to_string(c.cm) + "x" + std::to_string(c.cn) + ")";
@@ -145,8 +150,8 @@ int main(int argc, char** argv) {
   std::string backend = "host";
   app.add_option("--threads", threads, "host threads (0: all; cuda: devices, 0: all)");
   app.add_option("--reps", o.reps, "repetitions (best and median reported)")->check(CLI::PositiveNumber);
-  app.add_option("--case", o.only, "run only this case: seed000, tall, small or tall10m (1e7 x 64, chunks 1e5 x 64; 5 GB) (default: seed000 and tall)")
-      ->check(CLI::IsMember({"seed000", "tall", "small", "tall10m"}));
+  app.add_option("--case", o.only, "run only this case: seed000, tall, small, tall10m (1e7 x 64, chunks 1e5 x 64; 5 GB) or centered (seed 000's shape, values uniform [-0.5, 0.5): cond(A) about 2) (default: seed000 and tall)")
+      ->check(CLI::IsMember({"seed000", "tall", "small", "tall10m", "centered"}));
   app.add_option("--backend", backend, "host, cuda or auto")->check(CLI::IsMember({"host", "cuda", "auto"}));
   app.add_flag("--all", o.all, "also time tsqr and svd_compressed");
   bool no_compressed = false;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -441,6 +442,152 @@ TEMPLATE_TEST_CASE("TSQR: CholeskyQR2 where A is well conditioned, Householder w
     CHECK(std::equal(q1.begin(), q1.end(), q2.begin(), q2.end()));
     CHECK(std::equal(r1.begin(), r1.end(), r2.begin(), r2.end()));
   }
+}
+
+TEMPLATE_TEST_CASE("svd: the Gram route up to cond(A) = 8, the QR routes above, LAPACK's accuracy on both sides",
+                   "[linalg][svd]", TESSERA_TEST_BACKENDS) {
+  TestType pol{};
+  const auto seed = test_seed(9094);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> nd;
+  const ts::index_t m = 1500 + ts::index_t(rng() % 1500), n = 20 + ts::index_t(rng() % 60);
+  const ts::index_t c = 200 + ts::index_t(rng() % 500);
+  INFO("seed " << seed << " m " << m << " n " << n << " row chunk " << c);
+  // A = Q1 diag(sv) Q2' with Q1, Q2 orthonormal (LAPACK's QR of normal matrices) and known
+  // singular values sv from 1 down to 1 / cond
+  auto orthonormal = [&](ts::index_t rows, ts::index_t cols) {
+    std::vector<double> q(std::size_t(rows * cols)), r(std::size_t(cols * cols));
+    for (auto& v : q) v = nd(rng);
+    ts::linalg::dense<ts::host>::qr_explicit(rows, cols, q.data(), r.data());
+    return q;  // column-major
+  };
+  const std::vector<double> q1 = orthonormal(m, n), q2 = orthonormal(n, n);
+  for (double cond : {1.5, 7.5, 8.5, 80.0, 1e5}) {
+    std::vector<double> sv(static_cast<std::size_t>(n));
+    for (ts::index_t i = 0; i < n; ++i) sv[std::size_t(i)] = std::pow(cond, -double(i) / double(n - 1));
+    xt::xarray<double> a = xt::zeros<double>({std::size_t(m), std::size_t(n)});
+    for (ts::index_t i = 0; i < m; ++i)
+      for (ts::index_t l = 0; l < n; ++l) {
+        const double x = q1[std::size_t(i + l * m)] * sv[std::size_t(l)];
+        for (ts::index_t j = 0; j < n; ++j) a(i, j) += x * q2[std::size_t(j + l * n)];
+      }
+    INFO("cond " << cond);
+    auto x = ts::from_xtensor(a, ts::chunks_t{ts::detail::regular(m, c), {n}});
+    if constexpr (std::is_same_v<TestType, ts::host>) {  // which route the host takes
+      auto rows = ts::detail::regular(m, c);
+      auto f = ts::linalg::detail::tsqr_factor_source<double>(pol, ts::linalg::detail::make_row_source(x, rows, pol),
+                                                              ts::linalg::tsqr_options{}, /*gram_svd=*/true);
+      CHECK(f.gram == (cond <= ts::linalg::detail::gram_svd_condition_limit));
+      if (cond <= 80) CHECK(f.cholesky);  // CholeskyQR2 above the limit, not Householder
+    }
+    auto r = ts::linalg::svd(x, pol);
+    check_svd(a, x, pol, r);
+    // LAPACK's own accuracy (gesdd gives about 3e-15 here for every cond): U' U - I and the
+    // singular values' relative error; the Gram route's eps cond^2 would exceed it at cond 80
+    xt::xarray<double> u = ts::compute(r.u, pol), sc = ts::compute(r.s, pol);
+    double orth = 0, srel = 0;
+    const auto utu = mm(u, u, true);
+    for (ts::index_t i = 0; i < n; ++i) {
+      srel = std::max(srel, std::abs(sc(i) - sv[std::size_t(i)]) / sv[std::size_t(i)]);
+      for (ts::index_t j = 0; j < n; ++j) orth = std::max(orth, std::abs(utu(i, j) - (i == j ? 1.0 : 0.0)));
+    }
+    INFO("max |U'U - I| " << orth << ", singular values' relative error " << srel);
+    if constexpr (std::is_same_v<TestType, ts::host> || testing::ranked<TestType>) {  // LAPACK's bounds
+      CHECK(orth <= 3e-14);
+      CHECK(srel <= 50 * 2.3e-16 * cond);
+    }
+  }
+  if constexpr (std::is_same_v<TestType, ts::host>) {
+    // The Gram route's eigen-decomposition runs on one BLAS thread and every sum in block
+    // order: U, S and Vt are the same bits for 1 and 2 threads (n = 200: wide enough for a
+    // threaded syevd to round differently)
+    xt::xarray<double> w = xt::empty<double>({std::size_t(2400), std::size_t(200)});
+    for (auto& v : w) v = nd(rng);
+    auto x = ts::from_xtensor(w, ts::chunks_t{ts::detail::regular(2400, 700), {200}});
+    auto one = ts::linalg::svd(x, ts::host{.threads = 1}), two = ts::linalg::svd(x, ts::host{.threads = 2});
+    for (auto [p, q] : {std::pair{&one.u, &two.u}, std::pair{&one.s, &two.s}, std::pair{&one.vt, &two.vt}}) {
+      xt::xarray<double> d1 = ts::compute(*p), d2 = ts::compute(*q);
+      CHECK(std::equal(d1.begin(), d1.end(), d2.begin(), d2.end()));
+    }
+  }
+}
+
+TEST_CASE("The Gram route's acceptance test: cond(A) <= 8, finite, converged; its early decline", "[linalg][svd]") {
+  namespace la = ts::linalg::detail;
+  const auto seed = test_seed(9095);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> nd;
+  const ts::index_t n = 2 + ts::index_t(rng() % 30);
+  INFO("seed " << seed << " n " << n);
+  // G = Q diag(l) Q' with eigenvalues l from lmax down to lmax / cond^2
+  std::vector<double> q(std::size_t(n * n)), r(std::size_t(n * n));
+  for (auto& v : q) v = nd(rng);
+  ts::linalg::dense<ts::host>::qr_explicit(n, n, q.data(), r.data());
+  auto gram = [&](double cond, double scale) {
+    std::vector<double> g(std::size_t(n * n), 0.0);
+    for (ts::index_t l = 0; l < n; ++l) {
+      const double ev = scale * std::pow(cond, -2.0 * double(l) / double(n - 1));
+      for (ts::index_t j = 0; j < n; ++j)
+        for (ts::index_t i = 0; i < n; ++i) g[std::size_t(i + j * n)] += q[std::size_t(i + l * n)] * ev * q[std::size_t(j + l * n)];
+    }
+    return g;
+  };
+  std::vector<double> s, vt;
+  for (double scale : {1e-30, 1.0, 1e30}) {
+    INFO("scale " << scale);
+    CHECK(la::gram_svd_of(ts::host{}, n, gram(1.0, scale), s, vt));
+    CHECK(la::gram_svd_of(ts::host{}, n, gram(7.9, scale), s, vt));
+    REQUIRE(s.size() == std::size_t(n));
+    CHECK(s.front() == Approx(std::sqrt(scale)).epsilon(1e-12));
+    CHECK(s.back() == Approx(std::sqrt(scale) / 7.9).epsilon(1e-12));
+    CHECK(std::is_sorted(s.rbegin(), s.rend()));
+    CHECK_FALSE(la::gram_svd_of(ts::host{}, n, gram(8.1, scale), s, vt));
+    CHECK_FALSE(la::gram_svd_of(ts::host{}, n, gram(1e8, scale), s, vt));
+  }
+  // rows of vt: unit eigenvectors, G v = s^2 v
+  const auto g = gram(3.0, 2.0);
+  REQUIRE(la::gram_svd_of(ts::host{}, n, g, s, vt));
+  for (ts::index_t k = 0; k < n; ++k)
+    for (ts::index_t i = 0; i < n; ++i) {
+      double gv = 0;
+      for (ts::index_t j = 0; j < n; ++j) gv += g[std::size_t(i + j * n)] * vt[std::size_t(k + j * n)];
+      CHECK(gv == Approx(s[std::size_t(k)] * s[std::size_t(k)] * vt[std::size_t(k + i * n)]).margin(1e-12));
+    }
+  // The early decline's bound from the Cholesky factor never exceeds cond(A) ...
+  for (double cond : {1.0, 3.0, 7.9, 8.1, 100.0, 1e6}) {
+    auto r = gram(cond, 1.0);
+    REQUIRE(ts::linalg::dense<ts::host>::potrf(n, r.data(), n) == 0);
+    for (ts::index_t j = 0; j < n; ++j)
+      for (ts::index_t i = j + 1; i < n; ++i) r[std::size_t(i + j * n)] = 0;
+    const double lb = la::condition_lower_bound(r.data(), n);
+    INFO("cond " << cond << " lower bound " << lb);
+    CHECK(lb <= cond * (1 + 1e-9));
+    CHECK(lb >= 1.0 - 1e-12);
+  }
+  {  // ... and turns away uniform [0, 1) values (a common offset: cond about 30 here)
+    std::uniform_real_distribution<double> u01(0, 1);
+    const ts::index_t m = 4000, k = 200;
+    std::vector<double> a(std::size_t(m * k)), r(std::size_t(k * k), 0.0);
+    for (auto& v : a) v = u01(rng);
+    ts::linalg::dense<ts::host>::syrk(k, m, a.data(), k, r.data(), k);  // a row-major: A' A
+    REQUIRE(ts::linalg::dense<ts::host>::potrf(k, r.data(), k) == 0);
+    for (ts::index_t j = 0; j < k; ++j)
+      for (ts::index_t i = j + 1; i < k; ++i) r[std::size_t(i + j * k)] = 0;
+    const double lb = la::condition_lower_bound(r.data(), k);
+    INFO("uniform [0, 1): lower bound " << lb);
+    CHECK(lb > 2 * ts::linalg::detail::gram_svd_condition_limit);
+  }
+  auto bad = gram(2.0, 1.0);
+  bad[std::size_t(n * n - 1)] = std::numeric_limits<double>::quiet_NaN();  // in the upper triangle
+  CHECK_FALSE(la::gram_svd_of(ts::host{}, n, bad, s, vt));
+  bad[std::size_t(n * n - 1)] = std::numeric_limits<double>::infinity();
+  CHECK_FALSE(la::gram_svd_of(ts::host{}, n, bad, s, vt));
+  auto singular = gram(2.0, 1.0);
+  for (auto& v : singular) v = 1.0;  // rank one: the smallest eigenvalue is 0 (or rounds below)
+  CHECK_FALSE(la::gram_svd_of(ts::host{}, n, singular, s, vt));
+  auto negative = gram(2.0, 1.0);
+  for (ts::index_t i = 0; i < n; ++i) negative[std::size_t(i + i * n)] -= 2.0;  // eigenvalues 1 - 2 < 0
+  CHECK_FALSE(la::gram_svd_of(ts::host{}, n, negative, s, vt));
 }
 
 TEST_CASE("CholeskyQR2's Gram matrices: the same sum for any wave size, the held count bounded",

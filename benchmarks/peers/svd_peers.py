@@ -4,7 +4,7 @@ da.linalg.svd (tsqr) on the same shapes and chunks, with the same thread count.
 
     /usr/bin/python3 benchmarks/peers/svd_peers.py --threads 2 --reps 3
 
-Input: a NumPy array of uniform [0, 1) values (Dask gets da.from_array of it with the given
+Input: a NumPy array of uniform [0, 1) values (`centered`: [-0.5, 0.5)) (Dask gets da.from_array of it with the given
 chunks); generation is not timed. OpenBLAS threads are set at run time through the loaded
 libopenblas (ctypes): NumPy runs with --threads BLAS threads; Dask runs with --threads
 workers (threaded scheduler) and 1 BLAS thread per call, and again with --threads BLAS threads
@@ -17,9 +17,10 @@ import os
 import sys
 import time
 
-CASES = {
-    "seed000": (10000, 1000, 1000, 1000),
-    "tall": (2000000, 64, 100000, 64),
+CASES = {  # m, n, row chunk, column chunk, shift (values uniform [-shift, 1 - shift))
+    "seed000": (10000, 1000, 1000, 1000, 0.0),
+    "tall": (2000000, 64, 100000, 64, 0.0),
+    "centered": (10000, 1000, 1000, 1000, 0.5),  # bench_svd's `centered`: cond(A) about 2
 }
 
 
@@ -75,9 +76,9 @@ def main():
     print("| case | best s | median s |")
     print("|---|---:|---:|")
     for name in args.case or ["seed000", "tall"]:
-        m, n, cm, cn = CASES[name]
+        m, n, cm, cn, shift = CASES[name]
         shp = f"{m}x{n} ({cm}x{cn})"
-        x = np.random.default_rng(0).random((m, n))
+        x = np.random.default_rng(0).random((m, n)) - shift
         set_blas_threads(lib, args.threads)
         b, md = best_median(lambda: np.linalg.svd(x, full_matrices=False), args.reps)
         print(f"| {name} {shp} numpy svd (BLAS threads {args.threads}) | {b:.3f} | {md:.3f} |",

@@ -251,6 +251,21 @@ TEST_CASE("qr and svd across ranks: bitwise identical to one process, Q and U st
     auto qtq = ts::compute(ts::matmul(ts::transpose(q), q), world);
     CHECK(xt::allclose(qtq, xt::eye<double>(std::size_t(c.n)), 1e-12, 1e-12));
   }
+  {  // the cases above are well conditioned: svd takes CholeskyQR2's Gram route (cond(A) <= 8);
+     // columns scaled to cond about 1e3 take CholeskyQR2 itself, as one process does
+    xt::xarray<double> dense = xt::xarray<double>::from_shape({300, 7});
+    for (std::size_t i = 0; i < 300; ++i)
+      for (std::size_t j = 0; j < 7; ++j) dense(i, j) = nd(rng) * std::pow(10.0, -3.0 * double(j) / 6.0);
+    auto a = ts::from_xtensor(dense, ts::chunks_t{{60, 80, 50, 70, 40}, {7}});
+    auto [u1, s1, vt1] = ts::linalg::svd(a, ts::host{1});
+    auto [u, s, vt] = ts::linalg::svd(a, world);
+    INFO("svd of a matrix with cond about 1e3 on " << world.size() << " ranks");
+    CHECK(bitwise_equal_arrays(ts::compute(u, world), ts::compute(u1, ts::host{})));
+    CHECK(bitwise_equal_arrays(ts::compute(s, ts::host{}), ts::compute(s1, ts::host{})));
+    CHECK(bitwise_equal_arrays(ts::compute(vt, ts::host{}), ts::compute(vt1, ts::host{})));
+    xt::xarray<double> sc = ts::compute(s, ts::host{});
+    CHECK(sc(0) / sc(6) > 8.0);
+  }
   // A distributed input (persisted on the ranks, other row chunks): its rows move only where a
   // row block spans chunks of two ranks.
   xt::xarray<double> dense = xt::xarray<double>::from_shape({240, 5});

@@ -10,6 +10,8 @@
 //           R = R2 R1;
 //   output (cholesky_qr2_apply): block b of Q X = Q1_b (R2^-1 X): one trsm for R2^-1 X, one
 //           gemm per block (for Q itself, X = I: one trsm per block).
+// For an SVD, the Gram route (gram_svd.hpp) is tried after step 1: accepted, there is no pass 2
+// of the factorization; the output pass makes U = A (V S^-1).
 // The same algorithm and acceptance test as the device's (tsqr_cuda.cuh). Every sum runs in
 // block order and the n x n steps on one BLAS thread, so Q and R do not depend on the thread
 // count for a given chunking.
@@ -19,9 +21,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "common.hpp"
+#include "gram_svd.hpp"
 #include "tsqr_factors.hpp"
 
 namespace tessera::linalg::detail {
@@ -106,6 +110,19 @@ bool cholesky_of_gram(const P&, index_t n, double limit, std::vector<T>& r) {
   return triangular_condition_1(r.data(), inv.data(), n) <= limit;
 }
 
+/// The step after pass 1: the first Cholesky step on g (then R1); for an SVD (`gram_svd`) then
+/// the Gram route (gram_svd.hpp: f.gram, f.s and f.vt set when it accepts). false when the
+/// Cholesky step declines (the Gram route, for cond(A) <= 8, would too).
+template <class T, class P>
+bool first_gram_step(const P& pol, index_t n, bool gram_svd, std::vector<T>& g, tsqr_factors<T>& f) {
+  if (!gram_svd) return cholesky_of_gram(pol, n, cholesky_qr2_first_limit<T>(), g);
+  const std::vector<T> gram = g;  // G, for the eigen-decomposition
+  if (!cholesky_of_gram(pol, n, cholesky_qr2_first_limit<T>(), g)) return false;
+  if (condition_lower_bound(g.data(), n) <= gram_svd_condition_limit && gram_svd_of(pol, n, gram, f.s, f.vt))
+    f.gram = true;
+  return true;
+}
+
 /// Pass 1 for one row block: the upper triangle of A_b' A_b (g, n x n) from the row-major
 /// block a (mb x n).
 template <class P, class T>
@@ -140,9 +157,11 @@ void finish_cholesky_qr2(const P&, tsqr_factors<T>& f, std::vector<T> r1) {
 }
 
 /// CholeskyQR2 of the row source (m >= n, n > 0) into f. false (f's buffers freed) when an
-/// acceptance test fails: the caller runs Householder TSQR instead.
+/// acceptance test fails: the caller runs Householder TSQR instead. With `gram_svd` (for an
+/// SVD), the Gram route after the first Cholesky step: accepted, f.gram is set and Q1 holds A
+/// (no second pass).
 template <class T, class P, class Src>
-bool cholesky_qr2_factor(const P& pol, const Src& src, tsqr_factors<T>& f) {
+bool cholesky_qr2_factor(const P& pol, const Src& src, tsqr_factors<T>& f, bool gram_svd = false) {
   const index_t n = src.n, B = src.blocks();
   std::vector<index_t> rows(static_cast<std::size_t>(B));
   for (index_t b = 0; b < B; ++b) rows[std::size_t(b)] = src.rows(b);
@@ -171,7 +190,8 @@ bool cholesky_qr2_factor(const P& pol, const Src& src, tsqr_factors<T>& f) {
     src.template load_row_major<T>(b, a);
     gram_of_block<P>(n, rows[std::size_t(b)], a, g);
   }, r1);
-  if (!cholesky_of_gram(pol, n, cholesky_qr2_first_limit<T>(), r1)) return decline();
+  if (!first_gram_step(pol, n, gram_svd, r1, f)) return decline();
+  if (f.gram) return true;
   pass([&](index_t b, std::vector<T>& g) {
     orthogonalize_block<P>(n, rows[std::size_t(b)], r1.data(), f.q1.block_data(b), g);
   }, f.r2);
@@ -181,12 +201,14 @@ bool cholesky_qr2_factor(const P& pol, const Src& src, tsqr_factors<T>& f) {
 }
 
 /// Pass 2's right factor: W = R2^-1 X (n x kx) for x (column-major, n x kx); empty for
-/// x = nullptr (Q itself).
+/// x = nullptr (Q itself). The Gram route (R2 = I): W = X, which must be given.
 template <class T, class P>
 std::vector<T> cholesky_qr2_right_factor(const P& pol, const tsqr_factors<T>& f, const T* x, index_t kx) {
   std::vector<T> w;
+  if (f.gram && !x) throw std::logic_error("tessera: the Gram route of svd keeps A, not Q: pass 2 needs its right factor");
   if (!x) return w;
   w.assign(x, x + f.n * kx);
+  if (f.gram) return w;
   typename dense<P>::threads_guard g(dense<P>::concurrency(pol));  // by columns: same values
   dense<P>::trsm(false, f.n, kx, f.r2.data(), f.n, w.data(), f.n);
   return w;

@@ -15,6 +15,8 @@
 //                                               gesdd, gesvd when it fails; CUDA: gesvdj,
 //                                               gesvd when it fails)
 //   dense<P>::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)   column-major
+//   dense<P>::syevd(n, a, lda, w)              host only: eigenvalues (ascending) and vectors
+//                                               of a symmetric matrix (its upper triangle)
 //   dense<P>::qr_explicit(m, n, a, r)           a (m x n, ld m) := Q (m x min(m, n)), r := R
 //   dense<P>::threads_guard(n)                  RAII: the library's own thread count
 //   dense<P>::tpqrt / tpmqrt                    host only, when tree_path (below) is true
@@ -270,6 +272,20 @@ struct dense<host> {
       info = LAPACKE_sgesvd(LAPACK_COL_MAJOR, 'S', 'S', lapack_int(m), lapack_int(n), a, li(lda),
                             s, u, li(ldu), vt, li(ldvt), superb.data());
     check(info, "gesvd");
+  }
+
+  /// Eigen-decomposition of the symmetric n x n a (its upper triangle read): w (n) := the
+  /// eigenvalues in ascending order, a := the orthonormal eigenvectors (column j for w[j]).
+  /// LAPACK's divide and conquer (syevd). Returns info (> 0: it did not converge).
+  template <class T>
+  static lapack_int syevd(index_t n, T* a, index_t lda, T* w) {
+    lapack_int info;
+    if constexpr (std::is_same_v<T, double>)
+      info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', lapack_int(n), a, li(lda), w);
+    else
+      info = LAPACKE_ssyevd(LAPACK_COL_MAJOR, 'V', 'U', lapack_int(n), a, li(lda), w);
+    if (info < 0) check(info, "syevd");
+    return info;
   }
 
   // --- Cholesky and triangular kernels (the upper triangle throughout) --------------------------

@@ -279,14 +279,15 @@ tsqr_factors<T> tsqr_factor(const P& pol, const std::vector<index_t>& rows, inde
 }
 
 /// Pass 1 over a row source (an input expression evaluated row block by row block):
-/// CholeskyQR2 where the backend has it, the method allows it and a is tall (m >= n);
-/// Householder TSQR otherwise or when CholeskyQR2 declines (the input is evaluated again).
+/// CholeskyQR2 where the backend has it, the method allows it and a is tall (m >= n), for an
+/// SVD (`gram_svd`) its Gram route first; Householder TSQR otherwise or when CholeskyQR2
+/// declines (the input is evaluated again).
 template <class T, class P, class Src>
-tsqr_factors<T> tsqr_factor_source(const P& pol, const Src& src, const tsqr_options& opt) {
+tsqr_factors<T> tsqr_factor_source(const P& pol, const Src& src, const tsqr_options& opt, bool gram_svd = false) {
   if constexpr (host_cholesky_qr2<P>) {
     if (opt.method == tsqr_method::automatic && src.n > 0 && src.off.back() >= src.n) {
       tsqr_factors<T> f;
-      if (cholesky_qr2_factor<T>(pol, src, f)) return f;
+      if (cholesky_qr2_factor<T>(pol, src, f, gram_svd)) return f;
     }
   }
   std::vector<index_t> rows;

@@ -1,5 +1,5 @@
 // The factors a host TSQR keeps between its two passes (tsqr.hpp, cholesky_qr2.hpp,
-// tsqr_mpi.hpp): per row block the block's Q factor, the reduction's R and how pass 2
+// gram_svd.hpp, tsqr_mpi.hpp): per row block the block's Q factor, the reduction's R and how pass 2
 // combines them.
 #pragma once
 #include <vector>
@@ -42,6 +42,10 @@ struct tsqr_factors {
   std::vector<T> r2;
   array<T> q1;
   bool in_array = false;  // Q1 in q1 (else in q)
+  // The Gram route of svd (gram_svd.hpp; cholesky is set too): Q1 holds A itself (R2 = I, r
+  // and r2 empty), s (n) and vt (n x n, column-major) the SVD from A' A's eigen-decomposition.
+  bool gram = false;
+  std::vector<T> s, vt;
 };
 
 }  // namespace tessera::linalg::detail

@@ -281,10 +281,12 @@ void tsqr_factor_loaded(const mpi<L>& pol, row_owners& own, const std::vector<in
 /// CholeskyQR2 (cholesky_qr2.hpp), distributed, over row blocks already in f.q (row-major,
 /// this rank's blocks of `own`): each rank forms its blocks' Gram matrices, every rank receives
 /// all of them and makes the same Cholesky step as one process (the same sums in the same
-/// order), twice. false (f cleared, on every rank alike) when an acceptance test fails.
+/// order), twice. false (f cleared, on every rank alike) when an acceptance test fails. With
+/// `gram_svd` (for svd), the Gram route after the first step (gram_svd.hpp): the same decision
+/// and the same s and vt on every rank; accepted, f.q keeps A's blocks and there is no second pass.
 template <class T, class L>
 bool cholesky_qr2_factor_loaded(const mpi<L>& pol, const row_owners& own, const std::vector<index_t>& rows,
-                                index_t n, tsqr_factors<T>& f) {
+                                index_t n, tsqr_factors<T>& f, bool gram_svd = false) {
   namespace rt = tessera::detail::mpi_runtime;
   const host& local = pol.local;
   const index_t B = index_t(rows.size());
@@ -293,8 +295,8 @@ bool cholesky_qr2_factor_loaded(const mpi<L>& pol, const row_owners& own, const 
   std::exception_ptr cause;
   const index_t wave = gram_wave(index_t(rt::size(pol.comm)) * local.concurrency(), B, n, sizeof(T));
   // per_block(b, gram) on this rank's blocks, wave by wave, every Gram matrix of a wave to every
-  // rank, summed in block order; then one Cholesky step (the same on every rank) into r
-  auto pass = [&](auto&& per_block, double limit, std::vector<T>& r) {
+  // rank, summed in block order; then step(r): a Cholesky step (the same on every rank)
+  auto pass = [&](auto&& per_block, auto&& step, std::vector<T>& r) {
     sum_grams_in_waves<T>(B, n, wave, r, [&](index_t b0, index_t b1, std::vector<std::vector<T>>& grams) {
       std::vector<index_t> here;
       for (index_t b = b0; b < b1; ++b)
@@ -310,19 +312,19 @@ bool cholesky_qr2_factor_loaded(const mpi<L>& pol, const row_owners& own, const 
       share_block_range(own, b0, b1, grams, [&](index_t) { return n * n; });
     });
     bool ok = false;
-    on_this_rank(error, cause, [&] { ok = cholesky_of_gram(local, n, limit, r); });
+    on_this_rank(error, cause, [&] { ok = step(r); });
     rt::agree(pol.comm, error, cause);
     int all = ok ? 1 : 0;  // the same on every rank by construction; agreed on all the same
     MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, pol.comm);
     return all == 1;
   };
   std::vector<T> r1;
-  const bool ok =
-      pass([&](index_t b, std::vector<T>& g) { gram_of_block<host>(n, rows[std::size_t(b)], f.q[std::size_t(b)].data(), g); },
-           cholesky_qr2_first_limit<T>(), r1) &&
-      pass([&](index_t b, std::vector<T>& g) {
-        orthogonalize_block<host>(n, rows[std::size_t(b)], r1.data(), f.q[std::size_t(b)].data(), g);
-      }, cholesky_qr2_second_limit, f.r2);
+  bool ok = pass([&](index_t b, std::vector<T>& g) { gram_of_block<host>(n, rows[std::size_t(b)], f.q[std::size_t(b)].data(), g); },
+                 [&](std::vector<T>& g) { return first_gram_step(local, n, gram_svd, g, f); }, r1);
+  if (ok && f.gram) return true;  // the Gram route of svd (the same decision on every rank)
+  ok = ok && pass([&](index_t b, std::vector<T>& g) {
+         orthogonalize_block<host>(n, rows[std::size_t(b)], r1.data(), f.q[std::size_t(b)].data(), g);
+       }, [&](std::vector<T>& g) { return cholesky_of_gram(local, n, cholesky_qr2_second_limit, g); }, f.r2);
   if (!ok) {
     f = tsqr_factors<T>{};
     return false;
@@ -336,11 +338,11 @@ bool cholesky_qr2_factor_loaded(const mpi<L>& pol, const row_owners& own, const 
 /// TSQR when it declines (the blocks evaluated again) or is not asked for.
 template <class T, class X, class L>
 row_owners tsqr_factor_mpi(const X& a, const mpi<L>& pol, const std::vector<index_t>& rows,
-                           const tsqr_options& opt, tsqr_factors<T>& f) {
+                           const tsqr_options& opt, tsqr_factors<T>& f, bool gram_svd = false) {
   const index_t n = a.shape()[1];
   if (opt.method == tsqr_method::automatic && n > 0 && a.shape()[0] >= n) {
     row_owners own = load_row_blocks<T>(a, pol, rows, f.q, /*row_major=*/true);
-    if (cholesky_qr2_factor_loaded(pol, own, rows, n, f)) return own;
+    if (cholesky_qr2_factor_loaded(pol, own, rows, n, f, gram_svd)) return own;
   }
   row_owners own = load_row_blocks<T>(a, pol, rows, f.q);
   tsqr_factor_loaded(pol, own, rows, a.shape()[1], opt, f);
@@ -481,15 +483,10 @@ svd_result<detail::real_of<X>, distributed_array<detail::real_of<X>, L>, distrib
   if (m < n) return detail::transposed(svd(transpose(a), pol, opt), pol);
   auto rows = detail::pass_row_chunks(a.chunks()[0], n, sizeof(T), opt.max_dense_bytes);
   detail::tsqr_factors<T> f;
-  auto own = detail::tsqr_factor_mpi<T>(a, pol, rows, opt, f);
+  auto own = detail::tsqr_factor_mpi<T>(a, pol, rows, opt, f, /*gram_svd=*/true);
   const index_t k = f.k;
-  detail::check_finite_factor(f.r.data(), f.r.size(), "svd");  // the same R on every rank
-  std::vector<T> s(static_cast<std::size_t>(k)), ur(std::size_t(k * k)), vt(std::size_t(k * n));
-  {
-    typename dense<host>::threads_guard g(dense<host>::concurrency(pol.local));
-    dense<host>::thin_svd(k, n, f.r.data(), k, s.data(), ur.data(), k, vt.data(), k);
-  }
-  detail::svd_flip_v(vt.data(), k, n, ur.data(), k, k);
+  std::vector<T> s, ur, vt;
+  detail::svd_of_factors<T>(pol.local, f, n, s, ur, vt);  // the same factors on every rank
   svd_result<T, distributed_array<T, L>, distributed_array<T, L>> res{
       detail::tsqr_apply_distributed<T>(pol.local, own, f, ur.data(), k), detail::array_from_vector(s.data(), k),
       detail::on_every_rank(detail::array_from_col_major(vt.data(), k, n, {k}, a.chunks()[1]))};
