@@ -61,7 +61,9 @@ svd_result<T> transposed(const svd_result<T>& t, const P& pol) {
 ///                Q1 = A R^-1, repeated once on Q1) and falls back to Householder TSQR when A is
 ///                too ill-conditioned for it (linalg.md, "CholeskyQR2 on the device"); ts::host
 ///                and ts::mpi do the same with OpenBLAS (linalg/cholesky_qr2.hpp), also for
-///                svd_compressed's QR of its sketch.
+///                svd_compressed's QR of its sketch; their svd of a tall A with cond(A) <= 8
+///                stops after the first Gram pass and takes S and V from A'A's
+///                eigen-decomposition (linalg/gram_svd.hpp).
 ///   householder: Householder TSQR (geqrf per row block, the R factors stacked) everywhere.
 enum class tsqr_method { automatic, householder };
 
