@@ -22,6 +22,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "common.hpp"
@@ -116,9 +117,10 @@ bool cholesky_of_gram(const P&, index_t n, double limit, std::vector<T>& r) {
 template <class T, class P>
 bool first_gram_step(const P& pol, index_t n, bool gram_svd, std::vector<T>& g, tsqr_factors<T>& f) {
   if (!gram_svd) return cholesky_of_gram(pol, n, cholesky_qr2_first_limit<T>(), g);
-  const std::vector<T> gram = g;  // G, for the eigen-decomposition
+  std::vector<T> gram = g;  // G, for the eigen-decomposition (which overwrites it)
   if (!cholesky_of_gram(pol, n, cholesky_qr2_first_limit<T>(), g)) return false;
-  if (condition_lower_bound(g.data(), n) <= gram_svd_condition_limit && gram_svd_of(pol, n, gram, f.s, f.vt))
+  if (condition_lower_bound(g.data(), n) <= gram_svd_condition_limit &&
+      gram_svd_of(pol, n, std::move(gram), f.s, f.vt))
     f.gram = true;
   return true;
 }

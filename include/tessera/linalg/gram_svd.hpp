@@ -91,16 +91,17 @@ double condition_lower_bound(const T* r, index_t n, int steps = 8) {
   return smax / smin;
 }
 
-/// The SVD of A from its Gram matrix g (n x n, column-major, upper triangle read): s (n,
-/// descending) and vt (n x n, column-major, rows = right singular vectors, signs as syevd
-/// leaves them). false (s and vt untouched) when g holds a non-finite value, syevd does not
-/// converge or cond(A) exceeds gram_svd_condition_limit.
+/// The SVD of A from its Gram matrix e (n x n, column-major, upper triangle read; taken by
+/// value: syevd overwrites it with the eigenvectors): s (n, descending) and vt (n x n,
+/// column-major, rows = right singular vectors, signs as syevd leaves them). false (s and vt
+/// untouched) when e holds a non-finite value, syevd does not converge or cond(A) exceeds
+/// gram_svd_condition_limit.
 template <class T, class P>
-bool gram_svd_of(const P&, index_t n, const std::vector<T>& g, std::vector<T>& s, std::vector<T>& vt) {
+bool gram_svd_of(const P&, index_t n, std::vector<T> e, std::vector<T>& s, std::vector<T>& vt) {
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i <= j; ++i)
-      if (!std::isfinite(g[std::size_t(i + j * n)])) return false;
-  std::vector<T> e(g.begin(), g.begin() + n * n), w(static_cast<std::size_t>(n));
+      if (!std::isfinite(e[std::size_t(i + j * n)])) return false;
+  std::vector<T> w(static_cast<std::size_t>(n));
   {
     typename dense<P>::threads_guard guard(1);  // the same bits for any thread count
     if (dense<P>::syevd(n, e.data(), n, w.data()) != 0) return false;
