@@ -28,6 +28,6 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTESSERA_CUDA_COMPILE_CHECK=$cud
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 if [[ -n "$sanitized" ]]; then
-  echo "test.sh: ${sanitized//;/, } ran with ASan + UBSan (test_reduce as its -O1 twin test_reduce_sanitized; ctest label 'sanitized')"
+  echo "test.sh: ${sanitized//;/, } ran with ASan + UBSan (test_reduce as its -O0 twin test_reduce_sanitized; ctest label 'sanitized')"
 fi
 echo "test.sh: $(( ($(date +%s) - start) / 60 )) min in all"
