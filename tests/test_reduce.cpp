@@ -396,7 +396,7 @@ TEMPLATE_TEST_CASE("sums and means of an elementwise op fold its values as the s
     // The last axis crosses batches (up to 700 elements); the leading axes stay short (1-7,
     // empty with the same odds), so that a case holds at most 49 x 700 values: with leading
     // axes up to 700 too, one case held up to 343 M values and this test took most of CI's
-    // test time (39 s at -O3, over 4 minutes under ts::mpi at -O1).
+    // test time (39 s at -O3, 236 s under ts::mpi at -O1).
     shape_t shape = random_shape(rng, 1, 3, 700);
     for (std::size_t d = 0; d + 1 < shape.size(); ++d)
       if (shape[d] > 0) shape[d] = 1 + (shape[d] - 1) % 7;
