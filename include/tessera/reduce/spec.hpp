@@ -117,22 +117,22 @@ struct reduction_plan {
     for (index_t c : ca) depth = std::max(depth, c);
     if (na < 2 || depth <= 0) return;
     const index_t want = std::min<index_t>(max_run, (run_depth + depth - 1) / depth);
-    index_t L = 1;
-    for (index_t k = std::min(want, na); k >= 2; --k)
-      if (na % k == 0) {
-        L = k;
-        break;
-      }
-    if (L < 2) return;
-    // The tile axis: the outermost kept axis whose every chunk has at least L rows; the
-    // cross-section of a tile (of the largest chunks) at least min_tile elements.
+    // The cross-section of a tile (of the largest chunks) at least min_tile elements: the
+    // longest run that divides the chunks along the axis and leaves tiles that large.
     index_t section = 1;
     for (int d : kept) {
       index_t m = 0;
       for (index_t c : g_.chunks()[std::size_t(d)]) m = std::max(m, c);
       section *= m;
     }
-    if (section < min_tile * L) return;
+    index_t L = 1;
+    for (index_t k = std::min(want, na); k >= 2; --k)
+      if (na % k == 0 && section >= min_tile * k) {
+        L = k;
+        break;
+      }
+    if (L < 2) return;
+    // The tile axis: the outermost kept axis whose every chunk has at least L rows.
     int t = -1;
     for (int d : kept) {
       const auto& cd = g_.chunks()[std::size_t(d)];

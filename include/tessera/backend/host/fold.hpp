@@ -10,6 +10,13 @@
 #include "../../reduce/spec.hpp"
 #include "kernel.hpp"
 
+namespace tessera::reducers {
+template <class T>
+struct sum;
+template <class T>
+struct mean;
+}  // namespace tessera::reducers
+
 namespace tessera::detail {
 
 /// Ops with add_rows(p, rows, nr, m): fold rows[k][e] (k < nr) into partials p[e], e < m, one
@@ -37,6 +44,14 @@ concept folds_values = requires(const L& l, const Op& op, typename Op::state& st
   l.with_values(index_t(0), index_t(1), buf, f);
   op.add_values(st, static_cast<const typename Op::input_type*>(buf), index_t(1));
 };
+
+/// Ops whose add_rows is a plain column sum (reduce/accumulators.hpp: sum, mean).
+template <class Op>
+inline constexpr bool sums_columns = false;
+template <class T>
+inline constexpr bool sums_columns<reducers::sum<T>> = true;
+template <class T>
+inline constexpr bool sums_columns<reducers::mean<T>> = true;
 
 template <class Acc>
 struct run_accessor;  // exec/chunk_run.hpp
@@ -80,12 +95,15 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
   // column pass (Zen 5, one thread, lazy sums over axis 0 in pieces of a batch: 2-d in 4096^2
   // chunks 6.6 -> 5.1 ms, 1024^2 7.3 -> 6.2-6.8, 3-d 7.9 -> 6.9; half a batch, for Zen 4's 32
   // KiB L1: 2-d 0.206 -> 0.194 ns per element); each row's line is made once per group, not
-  // once per piece. Not for runs of chunks (run_accessor: 8.7 -> 9.9 ms with a line per
-  // piece, Zen 5; with a line per group, bench_reduce on Zen 4: 3-d lazy sum over axis 0 the
-  // same, amax 0.24 -> 0.27 ns per element) nor the 32-row variance groups (no gain).
+  // once per piece. For runs of chunks (run_accessor) only in sums and means (a line per
+  // group; Zen 4, one thread, lazy `full * 2` summed over axis 0, best of 30, alternately: 64 x
+  // 1024 x 1024 in 16 x 512 x 512 chunks 0.209-0.216 -> 0.189-0.205 ns per element, 8192^2 in
+  // 16 x 8192 chunks 0.217-0.221 -> 0.185-0.187; amax 0.230-0.231 -> 0.246-0.255, and with a
+  // line per piece sums had been slower too: 8.7 -> 9.9 ms, Zen 5); not for the 32-row
+  // variance groups (no gain).
   using line_type = decltype(acc.line(std::declval<const ivec&>(), 0, index_t(1)));
   constexpr bool in_place = requires(const line_type& l) { l.contiguous(index_t(0)); };
-  constexpr bool short_pieces = !in_place && !is_run_accessor<Acc>::value && group == 16;
+  constexpr bool short_pieces = !in_place && (!is_run_accessor<Acc>::value || sums_columns<Op>) && group == 16;
   constexpr index_t max_span = short_pieces ? batch_size / 2 : 16 * 16 * batch_size / group;  // group * max_span: 64 Ki
   const int r = b.rank(), last = r - 1;
   const index_t n = b.extent(last), rows = b.extent(axis);
