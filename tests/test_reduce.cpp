@@ -680,6 +680,47 @@ TEST_CASE("a reduction over thin chunks of a store read whole reads each chunk o
   CHECK(ts::detail::reads_parts_in_place(ts::from_xtensor(a, s->g.chunks())));
 }
 
+TEST_CASE("runs of thin chunks are as long as tiles of 1024 states allow", "[reduce][axes]") {
+  // reduction_plan: the longest run (at most max_run chunks, reaching 64 rows, dividing the
+  // chunk count) whose tiles keep at least min_tile states and that some kept axis can be cut
+  // into (all its chunks at least `run` rows).
+  ts::reduce_spec spec;
+  spec.mask = 1u;  // over axis 0
+  const auto plan = [&](const shape_t& shape, const chunks_t& chunks) {
+    return ts::detail::reduction_plan(ts::chunk_grid(shape, chunks), spec, 8);
+  };
+  const std::vector<index_t> eights(128, 8);
+  // a cross-section of 2048: runs of 2 chunks (16 rows), tiles of 1024 columns
+  const auto narrow = plan({1024, 2048}, chunks_t{eights, {2048}});
+  CHECK(narrow.run == 2);
+  CHECK(narrow.tile_axis == 1);
+  CHECK(narrow.tasks() == 128);  // as many tasks as chunks
+  // 8192: runs of 8 (64 rows); 1023 leaves no tile of 1024 states: one chunk per task
+  CHECK(plan({1024, 8192}, chunks_t{eights, {8192}}).run == 8);
+  CHECK(plan({1024, 1023}, chunks_t{eights, {1023}}).run == 1);
+  // 127 chunks along axis 0: no run length from 2 to 8 divides it
+  CHECK(plan({1016, 8192}, chunks_t{std::vector<index_t>(127, 8), {8192}}).run == 1);
+  // kept axes with chunks of 4 rows and of 4096 and 3: a run of 8 would cut neither, 7, 6 and 5
+  // do not divide the 128 chunks; runs of 4, the tiles cut along axis 1
+  const auto cut = plan({1024, 4, 4099}, chunks_t{eights, {4}, {4096, 3}});
+  CHECK(cut.run == 4);
+  CHECK(cut.tile_axis == 1);
+  // and the sums over such runs match a dense reference
+  const auto seed = test_seed(20261129);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  xt::xarray<double> a = testing::random_data<double>(rng, shape_t{256, 2048});
+  auto x = ts::from_xtensor(a, chunks_t{std::vector<index_t>(32, 8), {2048}});
+  REQUIRE(ts::detail::reduction_plan(x.grid(), spec, 8).run == 2);
+  const auto p1 = make_policy<ts::host>(1), p2 = make_policy<ts::host>(2);
+  const xt::xarray<double> want = xt::sum(a, {0});
+  const auto got = ts::compute(ts::sum(x * 1.0, {0}), p2);
+  check_all_values(got, want, 1e-13, 0, "sum over axis 0 (lazy, runs of 2)");
+  check_all_values(ts::compute(ts::mean(x, {0}), p2), xt::xarray<double>(want / 256.0), 1e-13, 0,
+                   "mean over axis 0 (stored, runs of 2)");
+  CHECK(bitwise_equal_arrays(ts::compute(ts::sum(x * 1.0, {0}), p1), got));  // for any thread count
+}
+
 TEMPLATE_TEST_CASE("variance of 1e9 + small noise has no cancellation", "[reduce][numerics]",
                    TESSERA_TEST_BACKENDS) {
   const auto seed = test_seed(11);

@@ -125,23 +125,23 @@ struct reduction_plan {
       for (index_t c : g_.chunks()[std::size_t(d)]) m = std::max(m, c);
       section *= m;
     }
+    // The tile axis for a run of k chunks: the outermost kept axis whose every chunk has at
+    // least k rows (-1: none).
+    const auto tile_axis_for = [&](index_t k) {
+      for (int d : kept) {
+        const auto& cd = g_.chunks()[std::size_t(d)];
+        if (std::all_of(cd.begin(), cd.end(), [k](index_t c) { return c >= k; })) return d;
+      }
+      return -1;
+    };
     index_t L = 1;
+    int t = -1;
     for (index_t k = std::min(want, na); k >= 2; --k)
-      if (na % k == 0 && section >= min_tile * k) {
+      if (na % k == 0 && section >= min_tile * k && (t = tile_axis_for(k)) >= 0) {
         L = k;
         break;
       }
     if (L < 2) return;
-    // The tile axis: the outermost kept axis whose every chunk has at least L rows.
-    int t = -1;
-    for (int d : kept) {
-      const auto& cd = g_.chunks()[std::size_t(d)];
-      if (std::all_of(cd.begin(), cd.end(), [L](index_t c) { return c >= L; })) {
-        t = d;
-        break;
-      }
-    }
-    if (t < 0) return;
     chunks_t ch = g_.chunks();
     std::vector<index_t> runs;
     for (index_t i = 0; i < na; i += L) {
