@@ -97,8 +97,8 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
   // KiB L1: 2-d 0.206 -> 0.194 ns per element); each row's line is made once per group, not
   // once per piece. For runs of chunks (run_accessor) only in sums and means (a line per
   // group; Zen 4, one thread, lazy `full * 2` summed over axis 0, best of 30, alternately: 64 x
-  // 1024 x 1024 in 16 x 512 x 512 chunks 0.209-0.216 -> 0.189-0.205 ns per element, 8192^2 in
-  // 16 x 8192 chunks 0.217-0.221 -> 0.185-0.187; amax 0.230-0.231 -> 0.246-0.255, and with a
+  // 1024 x 1024 in 16 x 512 x 512 chunks 0.214-0.217 -> 0.191-0.193 ns per element, 8192^2 in
+  // 16 x 8192 chunks 0.217-0.221 -> 0.185-0.188; amax 0.230-0.231 -> 0.246-0.255, and with a
   // line per piece sums had been slower too: 8.7 -> 9.9 ms, Zen 5); not for the 32-row
   // variance groups (no gain).
   using line_type = decltype(acc.line(std::declval<const ivec&>(), 0, index_t(1)));
