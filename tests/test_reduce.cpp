@@ -1216,7 +1216,9 @@ TEST_CASE("argmin and argmax batches: the index the element-by-element fold give
 namespace {
 /// An op's column fold (add_rows: amax / amin, argmin / argmax and their NaN-skipping forms)
 /// against add() element by element, column by column: groups of 1..40 rows (passes of eight
-/// and single rows), 1..300 columns, values from 9 integers (ties), -0 / +0, +-inf and NaN at
+/// and single rows; in odd trials as rows in memory: one row per pass), 1..300
+/// columns and, in every fourth trial, more than one_row_pass_columns, values from 9 integers
+/// (ties), -0 / +0, +-inf and NaN at
 /// random places (floats), a second group folded into the first's states. The states must
 /// agree: the index, and the value (bit for bit, but for a NaN's payload and, for the arg
 /// ops, the sign of a zero, which add() compares as equal).
@@ -1226,7 +1228,7 @@ void check_row_folds(std::mt19937_64& rng, const char* name) {
   const Op op;
   for (int trial = 0; trial < 60; ++trial) {
     const int nr = 1 + int(rng() % 40);
-    const auto m = ts::index_t(1 + rng() % 300);
+    const auto m = ts::index_t(1 + rng() % 300) + (trial % 4 == 3 ? ts::reducers::one_row_pass_columns : 0);
     std::vector<std::vector<T>> rows(std::size_t(2 * nr), std::vector<T>(std::size_t(m)));
     for (auto& r : rows)
       for (auto& x : r) {
@@ -1246,8 +1248,8 @@ void check_row_folds(std::mt19937_64& rng, const char* name) {
       // (in odd trials the second group's indices come before the first's: ties go to them)
       const ts::index_t base = i0 + ts::index_t((trial % 2 ? 1 - g : g) * nr) * step;
       if constexpr (requires { op.add_rows(fold.data(), v.data(), nr, m, i0, step); })
-        op.add_rows(fold.data(), v.data(), nr, m, base, step);
-      else op.add_rows(fold.data(), v.data(), nr, m);
+        op.add_rows(fold.data(), v.data(), nr, m, base, step, trial % 2 == 1);
+      else op.add_rows(fold.data(), v.data(), nr, m, trial % 2 == 1);
       for (int k = 0; k < nr; ++k)
         for (ts::index_t e = 0; e < m; ++e) op.add(each[std::size_t(e)], v[std::size_t(k)][e], base + k * step);
     }
@@ -1290,6 +1292,51 @@ TEST_CASE("column folds of amin, amax, argmin and argmax: the states add() gives
   check_row_folds<r::nanargmin<float>>(rng, "nanargmin float");
   check_row_folds<r::argmin<std::int64_t>>(rng, "argmin int64");
   check_row_folds<r::argmax<std::uint8_t>>(rng, "argmax uint8");
+}
+
+namespace {
+/// A sum's or variance's column fold (add_rows) of rows read where they are stored (in_memory:
+/// up to one_row_pass_columns columns, one row per pass) against the fold of rows in the fold's
+/// block (passes over four or eight rows), bit for bit: two groups of 1..40 rows, the second into
+/// the first's states, 1..1024 columns; values of several magnitudes, no zeros.
+template <class Op>
+void check_fold_passes(std::mt19937_64& rng, const char* name) {
+  using T = typename Op::input_type;
+  const Op op;
+  std::normal_distribution<double> normal;
+  for (int trial = 0; trial < 24; ++trial) {
+    const int nr = 1 + int(rng() % 40);
+    const auto m = ts::index_t(1 + rng() % std::uint64_t(ts::reducers::one_row_pass_columns));
+    const double offset = trial % 3 == 0 ? 1e6 : 0.0;
+    std::vector<std::vector<T>> rows(std::size_t(2 * nr), std::vector<T>(std::size_t(m)));
+    for (auto& r : rows)
+      for (auto& x : r) x = T(offset + normal(rng) * std::pow(10.0, double(rng() % 5)));
+    std::vector<typename Op::state> stored(std::size_t(m), op.identity()), block = stored;
+    for (int g = 0; g < 2; ++g) {
+      std::vector<const T*> v;
+      for (int k = 0; k < nr; ++k) v.push_back(rows[std::size_t(g * nr + k)].data());
+      op.add_rows(stored.data(), v.data(), nr, m, true);
+      op.add_rows(block.data(), v.data(), nr, m, false);
+    }
+    for (ts::index_t e = 0; e < m; ++e) {
+      INFO(name << ", trial " << trial << ", " << nr << " rows, " << m << " columns, column " << e);
+      REQUIRE(std::memcmp(&stored[std::size_t(e)], &block[std::size_t(e)], sizeof(typename Op::state)) == 0);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("column folds of sums, means and variances: the same bits in passes of one row",
+          "[reduce][numerics]") {
+  const auto seed = test_seed(20261129);
+  UNSCOPED_INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  namespace r = ts::reducers;
+  check_fold_passes<r::sum<double>>(rng, "sum double");
+  check_fold_passes<r::sum<float>>(rng, "sum float");
+  check_fold_passes<r::mean<double>>(rng, "mean double");
+  check_fold_passes<r::variance<double>>(rng, "variance double");
+  check_fold_passes<r::variance<float>>(rng, "variance float");
 }
 
 TEST_CASE("argmin and argmax over axis 0: ties and NaN through the column fold",

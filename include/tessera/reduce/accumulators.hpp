@@ -134,13 +134,34 @@ TESSERA_INLINE void for_rows_by_four(const T* const* v, int k0, int nr, index_t 
   }
 }
 
+/// Rows the host's fold reads where they are stored (`in_memory`: a stored chunk's rows, not
+/// rows it evaluated into a block in L1) of at most this many columns are folded one row per
+/// pass (sum_rows, shifted_moment_sums, extremum::add_rows): the same operations in the same
+/// order as passes over four or eight rows, which keep the partial sums' loads and stores down
+/// but, on short rows in memory, read several rows of a few cache lines each in step, which the
+/// hardware prefetcher does not follow. Tall, narrow stored arrays reduced over axis 0 (Zen 4,
+/// one thread, 800 MB, rows of 100 doubles): mean 0.90 -> 0.46 ns per element, amax 1.06 ->
+/// 0.41; rows of 400 0.55 -> 0.45, of 1000 0.42 -> 0.41. Rows in L1 keep the wider passes
+/// (lazy sums over axis 0 in pieces of 128: 0.19 ns per element, 0.23 in passes of one).
+inline constexpr index_t one_row_pass_columns = 1024;
+
 /// s[e] = sum over k < nr of q_k[e] in k order (e < w): one batch of column sums.
 /// The first pass takes rows 0..3 (s = ((q0 + q1) + q2) + q3, the same roundings as copying
 /// row 0 and adding the rest), so 16 rows are four passes over s, not a copy, three passes of
 /// four and three single rows.
 template <class T>
 TESSERA_INLINE void sum_rows(double* __restrict s, const T* const* v, int nr, index_t c0,
-                             index_t w) {
+                             index_t w, bool in_memory) {
+  if (in_memory && w <= one_row_pass_columns) {  // short rows in memory: one per pass
+    const T* __restrict q = v[0] + c0;
+    for (index_t e = 0; e < w; ++e) s[e] = double(q[e]);
+    for (int k = 1; k < nr; ++k) {
+      TESSERA_NO_UNROLL_AND_JAM();
+      const T* __restrict r = v[k] + c0;
+      for (index_t e = 0; e < w; ++e) s[e] += double(r[e]);
+    }
+    return;
+  }
   // four rows into s, or (First) four rows starting s
   const auto four = [&]<bool First>(std::bool_constant<First>, const T* __restrict q0,
                                     const T* __restrict q1, const T* __restrict q2,
@@ -175,13 +196,13 @@ TESSERA_INLINE void sum_rows(double* __restrict s, const T* const* v, int nr, in
 inline constexpr index_t column_batch = 8 * batch_size;
 
 /// p[e].add(sum of v[k][e] over k < nr, in k order) for e < m: the column sums of nr rows,
-/// vectorized across columns (host).
+/// vectorized across columns (host; in_memory: one_row_pass_columns).
 template <class T>
-inline void column_sums(compensated<double>* p, const T* const* v, int nr, index_t m) {
+inline void column_sums(compensated<double>* p, const T* const* v, int nr, index_t m, bool in_memory) {
   alignas(64) double s[column_batch];
   for (index_t c0 = 0; c0 < m; c0 += column_batch) {
     const index_t w = m - c0 < column_batch ? m - c0 : column_batch;
-    sum_rows(s, v, nr, c0, w);
+    sum_rows(s, v, nr, c0, w, in_memory);
     for (index_t e = 0; e < w; ++e) p[c0 + e].add(s[e]);
   }
 }
@@ -192,7 +213,27 @@ inline void column_sums(compensated<double>* p, const T* const* v, int nr, index
 template <class T>
 TESSERA_INLINE void shifted_moment_sums(double* __restrict s, double* __restrict m2,
                                         const double* __restrict shift, const T* const* v,
-                                        int nr, index_t c0, index_t w) {
+                                        int nr, index_t c0, index_t w, bool in_memory) {
+  // short rows in memory: one per pass (half as many columns as sums: each pass loads and
+  // stores two arrays; rows of 800 and 1000 doubles were slower in passes of one, 400 faster)
+  if (in_memory && w <= one_row_pass_columns / 2 && nr > 0) {
+    const T* __restrict q = v[0] + c0;
+    for (index_t e = 0; e < w; ++e) {
+      const double d = double(q[e]) - shift[e];
+      s[e] = d;
+      m2[e] = d * d;
+    }
+    for (int k = 1; k < nr; ++k) {
+      TESSERA_NO_UNROLL_AND_JAM();
+      const T* __restrict r = v[k] + c0;
+      for (index_t e = 0; e < w; ++e) {
+        const double d = double(r[e]) - shift[e];
+        s[e] += d;
+        m2[e] += d * d;
+      }
+    }
+    return;
+  }
   // four rows into s and m2, or (First) four rows starting them
   const auto four = [&]<bool First>(std::bool_constant<First>, const T* __restrict q0,
                                     const T* __restrict q1, const T* __restrict q2,
@@ -268,6 +309,9 @@ struct sum : params {
   static constexpr bool float_acc = is_float<T>;
   using acc_t = std::conditional_t<float_acc, double, std::uint64_t>;  // ints wrap mod 2^64
   using state = std::conditional_t<float_acc, compensated<double>, acc_t>;
+  /// The host's column fold evaluates runs of thin chunks in short row pieces that stay in L1
+  /// (backend/host/fold.hpp, short_pieces_in_runs_of): a column sum keeps up with them.
+  static constexpr bool short_pieces_in_runs = true;
 
   TESSERA_HD state identity() const { return state{}; }
   TESSERA_HD void add(state& st, T v, index_t) const {
@@ -283,11 +327,12 @@ struct sum : params {
     else return result_type(st);
   }
   /// Rows v[k], k < nr, into p[e], e < m: each column summed in row order, then added to its
-  /// compensated partial (host; the fold over a non-last axis).
-  void add_rows(state* p, const T* const* v, int nr, index_t m) const
+  /// compensated partial (host; the fold over a non-last axis; in_memory: the rows are where
+  /// they are stored, one_row_pass_columns).
+  void add_rows(state* p, const T* const* v, int nr, index_t m, bool in_memory = false) const
     requires float_acc
   {
-    column_sums(p, v, nr, m);
+    column_sums(p, v, nr, m, in_memory);
   }
   void add_batch(state& st, const T* v, index_t n, index_t, index_t) const {
     if constexpr (float_acc) st.add(pairwise_sum(v, n));
@@ -311,6 +356,7 @@ struct mean : params {
   using input_type = T;
   using result_type = mean_result_t<T>;
   using state = compensated<double>;
+  static constexpr bool short_pieces_in_runs = true;  // as sum's
   TESSERA_HD state identity() const { return state{}; }
   TESSERA_HD void add(state& st, T v, index_t) const { st.add(double(v)); }
   TESSERA_HD void merge(state& a, const state& b) const { a.merge(b); }
@@ -326,8 +372,8 @@ struct mean : params {
     st.add(pairwise_sum(values, n));
   }
   /// As sum::add_rows.
-  void add_rows(state* p, const T* const* v, int nr, index_t m) const {
-    column_sums(p, v, nr, m);
+  void add_rows(state* p, const T* const* v, int nr, index_t m, bool in_memory = false) const {
+    column_sums(p, v, nr, m, in_memory);
   }
 };
 
@@ -419,7 +465,8 @@ struct variance_base : params {
   /// over a non-last axis). m2 = sum d^2 - (sum d)^2 / nr loses about log2(1 + nr (mean -
   /// h)^2 / m2) bits; with h a value of the group that is at most log2(nr^2) (10 bits for the
   /// 32-row groups of the host fold), with h the running mean of earlier groups next to none.
-  void add_rows(state* p, const T* const* v, int nr, index_t m) const {
+  /// in_memory: as sum::add_rows.
+  void add_rows(state* p, const T* const* v, int nr, index_t m, bool in_memory = false) const {
     alignas(64) double shift[column_batch], sum[column_batch], m2[column_batch];
     const double inv = 1.0 / double(nr);
     for (index_t c0 = 0; c0 < m; c0 += column_batch) {
@@ -439,7 +486,7 @@ struct variance_base : params {
         for (index_t e = 0; e < w; ++e)
           shift[e] = a[e].n > 0 ? a[e].shift + a[e].mean : double(v[0][c0 + e]);
       }
-      shifted_moment_sums(sum, m2, shift, v, nr, c0, w);
+      shifted_moment_sums(sum, m2, shift, v, nr, c0, w, in_memory);
       for (index_t e = 0; e < w; ++e) {  // the group's moments: mean in sum, m2 in m2
         const double mean = sum[e] * inv, q = m2[e] - sum[e] * mean;
         sum[e] = mean;
@@ -553,9 +600,10 @@ struct extremum : params {
   /// add() in row order, eight rows per pass along the row, vectorized across columns. (Without
   /// it the fold called add() per element: amax over axis 0 of a stored 8192^2 array took 0.54
   /// ns per element against 0.33 over the last axis, Zen 4, one thread.)
-  void add_rows(state* p, const T* const* v, int nr, index_t m) const {
+  /// in_memory: as sum::add_rows (short rows in memory: one per pass).
+  void add_rows(state* p, const T* const* v, int nr, index_t m, bool in_memory = false) const {
     int k = 0;
-    for (; k + 8 <= nr; k += 8) {
+    for (; k + 8 <= nr && !(in_memory && m <= one_row_pass_columns); k += 8) {
       TESSERA_NO_UNROLL_AND_JAM();
       const T* __restrict q0 = v[k];
       const T* __restrict q1 = v[k + 1];
@@ -690,9 +738,10 @@ struct argext : params {
   /// the element-by-element fold gives. (That fold was a branch per element: argmax over axis 0
   /// of a stored uniform 8192^2 array 1.0 -> 0.53 ns per element, Zen 5, one thread; four rows
   /// per pass, as the sums do, left GCC 12 with scalar code and branches: 1.75.)
-  void add_rows(state* p, const T* const* v, int nr, index_t m, index_t idx0, index_t didx) const {
+  void add_rows(state* p, const T* const* v, int nr, index_t m, index_t idx0, index_t didx,
+                bool in_memory = false) const {
     if constexpr (is_float<T> && (sizeof(T) == 8 || sizeof(T) == 4)) {
-      add_rows_keyed(p, v, nr, m, idx0, didx);
+      add_rows_keyed(p, v, nr, m, idx0, didx, in_memory);
     } else {
       alignas(64) T best[column_batch];
       alignas(64) std::int64_t row[column_batch];
@@ -742,8 +791,10 @@ struct argext : params {
   /// compared, where -0 ties +0 and a NaN is a NaN). (Row by row with replaces(), argmax
   /// over axis 0 of a stored uniform 8192^2 array took 0.86 ns per element against 0.55 over
   /// the last axis, Zen 4, one thread: a row per pass reads memory slowly, and GCC 12 leaves
-  /// several rows of replaces() per pass scalar.)
-  void add_rows_keyed(state* p, const T* const* v, int nr, index_t m, index_t idx0, index_t didx) const {
+  /// several rows of replaces() per pass scalar.) Short rows in memory (in_memory): one per
+  /// pass, as sum::add_rows.
+  void add_rows_keyed(state* p, const T* const* v, int nr, index_t m, index_t idx0, index_t didx,
+                      bool in_memory) const {
     using K = key_type;
     alignas(64) K best[column_batch];
     alignas(64) K row[column_batch];
@@ -770,8 +821,9 @@ struct argext : params {
     using one = std::integral_constant<int, 1>;
     for (index_t c0 = 0; c0 < m; c0 += column_batch) {
       const index_t w = m - c0 < column_batch ? m - c0 : column_batch;
+      const int by = in_memory && w <= one_row_pass_columns ? 1 : 8;  // rows per pass
       int k = 0;
-      if (nr >= 8) {
+      if (nr >= 8 && by == 8) {
         TESSERA_NO_UNROLL_AND_JAM();
         pass(eight{}, std::true_type{}, 0, c0, w);
         k = 8;
@@ -780,7 +832,7 @@ struct argext : params {
         pass(one{}, std::true_type{}, 0, c0, w);
         k = 1;
       }
-      for (; k + 8 <= nr; k += 8) {
+      for (; k + 8 <= nr && by == 8; k += 8) {
         TESSERA_NO_UNROLL_AND_JAM();
         pass(eight{}, std::false_type{}, k, c0, w);
       }

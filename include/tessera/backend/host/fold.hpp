@@ -10,13 +10,6 @@
 #include "../../reduce/spec.hpp"
 #include "kernel.hpp"
 
-namespace tessera::reducers {
-template <class T>
-struct sum;
-template <class T>
-struct mean;
-}  // namespace tessera::reducers
-
 namespace tessera::detail {
 
 /// Ops with add_rows(p, rows, nr, m): fold rows[k][e] (k < nr) into partials p[e], e < m, one
@@ -45,13 +38,14 @@ concept folds_values = requires(const L& l, const Op& op, typename Op::state& st
   op.add_values(st, static_cast<const typename Op::input_type*>(buf), index_t(1));
 };
 
-/// Ops whose add_rows is a plain column sum (reduce/accumulators.hpp: sum, mean).
+/// Whether fold_row_groups evaluates runs of chunks (run_accessor) in short row pieces too:
+/// Op::short_pieces_in_runs where the op sets it (sum and mean: a plain column sum keeps up with
+/// the short pieces' extra lines), else false.
 template <class Op>
-inline constexpr bool sums_columns = false;
-template <class T>
-inline constexpr bool sums_columns<reducers::sum<T>> = true;
-template <class T>
-inline constexpr bool sums_columns<reducers::mean<T>> = true;
+constexpr bool short_pieces_in_runs_of() {
+  if constexpr (requires { Op::short_pieces_in_runs; }) return Op::short_pieces_in_runs;
+  else return false;
+}
 
 template <class Acc>
 struct run_accessor;  // exec/chunk_run.hpp
@@ -83,6 +77,8 @@ constexpr int row_group_of() {
 /// prefetched lines are evicted before use (measured: half the streaming rate), so each row's
 /// piece is made long (16-32 KiB). `group` is row_group_of<Op>() (the block [group x span]
 /// stays 64 Ki elements, 512 KiB of doubles, whatever the group).
+/// A group whose rows are all read in place goes to the op's add_rows as `in_memory` (short
+/// such rows are folded one per pass: reduce/accumulators.hpp, one_row_pass_columns).
 /// Indexed ops (argmin / argmax) get each row's element index: `istride` is the index step per
 /// input axis, zero on the kept ones (fold_box checks).
 template <class Op, class Acc>
@@ -95,15 +91,15 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
   // column pass (Zen 5, one thread, lazy sums over axis 0 in pieces of a batch: 2-d in 4096^2
   // chunks 6.6 -> 5.1 ms, 1024^2 7.3 -> 6.2-6.8, 3-d 7.9 -> 6.9; half a batch, for Zen 4's 32
   // KiB L1: 2-d 0.206 -> 0.194 ns per element); each row's line is made once per group, not
-  // once per piece. For runs of chunks (run_accessor) only in sums and means (a line per
-  // group; Zen 4, one thread, lazy `full * 2` summed over axis 0, best of 30, alternately: 64 x
-  // 1024 x 1024 in 16 x 512 x 512 chunks 0.214-0.217 -> 0.191-0.193 ns per element, 8192^2 in
-  // 16 x 8192 chunks 0.217-0.221 -> 0.185-0.188; amax 0.230-0.231 -> 0.246-0.255, and with a
-  // line per piece sums had been slower too: 8.7 -> 9.9 ms, Zen 5); not for the 32-row
-  // variance groups (no gain).
+  // once per piece. For runs of chunks (run_accessor) only where the op asks for it
+  // (short_pieces_in_runs_of: sums and means; a line per group; Zen 4, one thread, lazy
+  // `full * 2` summed over axis 0, best of 30, alternately: 64 x 1024 x 1024 in 16 x 512 x 512
+  // chunks 0.214-0.217 -> 0.191-0.193 ns per element, 8192^2 in 16 x 8192 chunks 0.217-0.221 ->
+  // 0.185-0.188; amax 0.230-0.231 -> 0.246-0.255, and with a line per piece sums had been slower
+  // too: 8.7 -> 9.9 ms, Zen 5); not for the 32-row variance groups (no gain).
   using line_type = decltype(acc.line(std::declval<const ivec&>(), 0, index_t(1)));
   constexpr bool in_place = requires(const line_type& l) { l.contiguous(index_t(0)); };
-  constexpr bool short_pieces = !in_place && (!is_run_accessor<Acc>::value || sums_columns<Op>) && group == 16;
+  constexpr bool short_pieces = !in_place && (!is_run_accessor<Acc>::value || short_pieces_in_runs_of<Op>()) && group == 16;
   constexpr index_t max_span = short_pieces ? batch_size / 2 : 16 * 16 * batch_size / group;  // group * max_span: 64 Ki
   const int r = b.rank(), last = r - 1;
   const index_t n = b.extent(last), rows = b.extent(axis);
@@ -142,6 +138,7 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
         for (index_t c0 = 0; c0 < len; c0 += span) {
           const index_t m = std::min(span, len - c0);
           const T* rowp[group];
+          int stored_rows = 0;  // rows read in place
           for (int k = 0; k < gr; ++k) {
             if constexpr (in_place) {  // stored rows: read in place
               const ivec start = row_start(k);
@@ -151,12 +148,16 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
                 // rows are long sequential reads the hardware prefetcher follows; prefetches
                 // only filled the miss queue, neutral on Zen 5 and 5-12% slower on Zen 4, one
                 // thread and two: 3-d stored sum, variance, amax and wide 2-d variance)
-                if ((rowp[k] = line.contiguous(c0))) continue;
+                if ((rowp[k] = line.contiguous(c0))) {
+                  ++stored_rows;
+                  continue;
+                }
               } else if (const T* p0 = line.contiguous(0)) {
                 ivec end = start;  // in place when the nf rows are consecutive in memory
                 end[flat] += nf - 1;
                 if (acc.line(end, last, 1).contiguous(0) == p0 + (nf - 1) * n) {
                   rowp[k] = p0;
+                  ++stored_rows;
                   continue;
                 }
               }
@@ -180,7 +181,12 @@ void fold_row_groups(const Op& op, const Acc& acc, const box& b, const ivec& pst
             rowp[k] = row;
           }
           if constexpr (indexed_row_folding_op<Op>) {
-            op.add_rows(part + off + c0, rowp, gr, m, idx0 + g0 * istride[axis], istride[axis]);
+            const index_t i0 = idx0 + g0 * istride[axis], di = istride[axis];
+            if constexpr (requires { op.add_rows(part, rowp, gr, m, i0, di, true); })
+              op.add_rows(part + off + c0, rowp, gr, m, i0, di, stored_rows == gr);  // (in_memory)
+            else op.add_rows(part + off + c0, rowp, gr, m, i0, di);
+          } else if constexpr (requires { op.add_rows(part, rowp, gr, m, true); }) {
+            op.add_rows(part + off + c0, rowp, gr, m, stored_rows == gr);  // (in_memory)
           } else {
             op.add_rows(part + off + c0, rowp, gr, m);
           }
