@@ -82,6 +82,8 @@ std::vector<std::pair<std::string, std::string>> results(std::uint64_t seed, con
   add("variance axis 0", ts::compute(ts::variance(x, {0}), pol));
   add("amax axis 1", ts::compute(ts::amax(u, {1}), pol));
   add("argmax axis 0", ts::compute(ts::argmax(x, 0), pol));
+  add("argmax axis 1", ts::compute(ts::argmax(x, 1), pol));
+  add("argmin<float> axis 1", ts::compute(ts::argmin(xf, 1), pol));
   add("sum int axis 1", ts::compute(ts::sum(in, {1}), pol));
   add("mean float", ts::compute(ts::mean(xf), pol));
   add("30-deep chain (not dispatched)", ts::compute(chain<30>(x), pol));

@@ -1184,12 +1184,24 @@ TEST_CASE("argmin and argmax batches: the index the element-by-element fold give
   UNSCOPED_INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   namespace r = ts::reducers;
-  check_arg_batches<r::argmax<double>>(rng, "argmax double");
-  check_arg_batches<r::argmin<double>>(rng, "argmin double");
-  check_arg_batches<r::nanargmax<double>>(rng, "nanargmax double");
-  check_arg_batches<r::nanargmin<double>>(rng, "nanargmin double");
-  check_arg_batches<r::argmax<float>>(rng, "argmax float");
-  check_arg_batches<r::nanargmin<float>>(rng, "nanargmin float");
+  // floats: one pass over keys with AVX-512 (AVX2: short batches), else two passes; every
+  // level this build can run
+  const ts::host_isa before = ts::host_isa_in_use();
+  for (const auto level : {ts::host_isa::baseline, ts::host_isa::avx2, ts::host_isa::avx512}) {
+    try {
+      ts::set_host_isa(level);
+    } catch (const std::invalid_argument&) {
+      continue;  // (not this CPU's, or below the compiled level)
+    }
+    UNSCOPED_INFO("level " << ts::to_string(level));
+    check_arg_batches<r::argmax<double>>(rng, "argmax double");
+    check_arg_batches<r::argmin<double>>(rng, "argmin double");
+    check_arg_batches<r::nanargmax<double>>(rng, "nanargmax double");
+    check_arg_batches<r::nanargmin<double>>(rng, "nanargmin double");
+    check_arg_batches<r::argmax<float>>(rng, "argmax float");
+    check_arg_batches<r::nanargmin<float>>(rng, "nanargmin float");
+  }
+  ts::set_host_isa(before);
   check_arg_batches<r::argmin<std::int64_t>>(rng, "argmin int64");
   check_arg_batches<r::argmax<std::uint8_t>>(rng, "argmax uint8");
   // Through compute (the kernel copies for the CPU's level): uniform values (the extreme at a
