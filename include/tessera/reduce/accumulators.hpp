@@ -137,10 +137,10 @@ TESSERA_INLINE void for_rows_by_four(const T* const* v, int k0, int nr, index_t 
 
 /// Rows the host's fold reads where they are stored (`in_memory`: a stored chunk's rows, not
 /// rows it evaluated into a block in L1) of at most this many columns are folded one row per
-/// pass (sum_rows, shifted_moment_sums, extremum::add_rows): the same operations in the same
-/// order as passes over four or eight rows, which keep the partial sums' loads and stores down
-/// but, on short rows in memory, read several rows of a few cache lines each in step, which the
-/// hardware prefetcher does not follow. Tall, narrow stored arrays reduced over axis 0 (Zen 4,
+/// pass (sum_rows, shifted_moment_sums, extremum::add_rows, argext::add_rows_keyed): the same
+/// operations in the same order as passes over four or eight rows, which keep the partial sums'
+/// loads and stores down but, on short rows in memory, read several rows of a few cache lines
+/// each in step, which the hardware prefetcher does not follow. Tall, narrow stored arrays reduced over axis 0 (Zen 4,
 /// one thread, 800 MB, rows of 100 doubles): mean 0.90 -> 0.46 ns per element, amax 1.06 ->
 /// 0.41; rows of 400 0.55 -> 0.45, of 1000 0.42 -> 0.41. Rows in L1 keep the wider passes
 /// (lazy sums over axis 0 in pieces of 128: 0.19 ns per element, 0.23 in passes of one).
@@ -708,11 +708,10 @@ struct argext : params {
   }
   TESSERA_HD result_type finalize(const state& st) const { return st.i; }
   /// Float and double with AVX-512 (AVX2: batches shorter than batch_size): add_batch_keyed,
-  /// one pass. Otherwise two passes over the batch
-  /// (host): its extreme value in 32 lanes (extremum's
-  /// batch_extreme; for nanargmin / nanargmax NaN is never taken), then the first element equal
-  /// to it (the first NaN where it is NaN), looked for 32 at a time; only that element goes to
-  /// add(). better() orders NaN, then value, then index, and the batch's indices grow with k, so
+  /// one pass. Otherwise two passes over the batch (host): its extreme value in 32 lanes
+  /// (extremum's batch_extreme; for nanargmin / nanargmax NaN is never taken), then the first
+  /// element equal to it (the first NaN where it is NaN), looked for 32 at a time; only that
+  /// element goes to add(). better() orders NaN, then value, then index, and the batch's indices grow with k, so
   /// that element is the one the element-by-element fold keeps: the same state. (The fold was
   /// a branch per element: argmax over the last axis of a stored uniform 8192^2 array 0.83 ->
   /// 0.35 ns per element, Zen 5, one thread; amax 0.22.)
