@@ -25,6 +25,7 @@
 #include "../config.hpp"
 #include "../core/host_isa.hpp"
 #include "../core/math.hpp"
+#include "pairwise_sum.hpp"
 
 namespace tessera {
 
@@ -64,53 +65,6 @@ struct compensated {
   /// s + c, except when s is inf or NaN (then c is meaningless).
   TESSERA_HD F value() const { return (s - s == F(0)) ? s + c : s; }
 };
-
-/// t[0] = t[0] + ... + t[2H - 1] as a tree: halves folded, t[k] += t[k + H], then H / 2, ...
-/// Constant bounds: each level is straight-line vector code (the variable-bound loops this
-/// replaces cost 0.13 ns per element of a 256-element batch, Zen 5; now 0.05).
-template <index_t H>
-TESSERA_INLINE void pairwise_halves(double* t) {
-  for (index_t k = 0; k < H; ++k) t[k] += t[k + H];
-  if constexpr (H > 1) pairwise_halves<H / 2>(t);
-}
-/// Element k of a batch given as a pointer (v[k]) or as a value source (v(k): an elementwise
-/// op computed where it is read), as a double.
-template <class V>
-TESSERA_INLINE double batch_value(const V& v, index_t k) {
-  if constexpr (std::is_pointer_v<V>) return double(v[k]);
-  else return double(v(k));
-}
-
-/// pairwise_sum for 2H the padded length (n <= 2H, and n > H unless H is the smallest, 4).
-/// Each element is read once.
-template <index_t H, class V>
-TESSERA_INLINE double pairwise_padded(const V& v, index_t n) {
-  alignas(64) double t[H];
-  if (n == 2 * H) {  // full power-of-two batch: the first level reads the input directly
-    for (index_t k = 0; k < H; ++k) t[k] = batch_value(v, k) + batch_value(v, k + H);
-  } else {  // missing elements are zeros
-    const index_t lo = n < H ? n : H;
-    for (index_t k = 0; k < lo; ++k) t[k] = batch_value(v, k);
-    for (index_t k = lo; k < H; ++k) t[k] = 0;
-    for (index_t k = H; k < n; ++k) t[k - H] += batch_value(v, k);
-  }
-  if constexpr (H > 1) pairwise_halves<H / 2>(t);
-  return t[0];
-}
-
-/// Pairwise (tree) sum of n <= batch_size values (v: a pointer to them, or a value source
-/// v(k), see batch_value): the batch is padded with zeros to a power of two (at least 8) and
-/// folded in halves (t[i] += t[i + h]), which vectorizes; the error is O(log2(batch_size) *
-/// eps) and sums of equal values are exact. Always inlined, so it is compiled at the CPU level
-/// of the kernel that calls it (core/host_isa.hpp).
-template <class V, index_t H = 4>
-TESSERA_INLINE double pairwise_sum(const V& v, index_t n) {
-  if constexpr (2 * H >= batch_size) return pairwise_padded<H>(v, n);
-  else {
-    if (n <= 2 * H) return pairwise_padded<H>(v, n);
-    return pairwise_sum<V, 2 * H>(v, n);
-  }
-}
 
 // Column-wise row folds. Each takes the rows v[0..nr) and runs them four at a time through
 // one loop along the row, adding in row order: s = (((s + q0) + q1) + q2) + q3 rounds exactly as
