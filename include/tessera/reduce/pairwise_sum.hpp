@@ -98,7 +98,8 @@ using lane_mask = std::int64_t __attribute__((vector_size(lanes * sizeof(double)
 /// Block j0 / 8 (values j0 .. j0 + 7).
 template <class V>
 TESSERA_INLINE void load(block& x, const V& v, index_t j0) {
-  if constexpr (std::is_same_v<std::remove_cv_t<std::remove_pointer_t<V>>, double> && std::is_pointer_v<V>) {
+  if constexpr (std::is_pointer_v<V> &&
+                std::is_same_v<std::remove_cv_t<std::remove_pointer_t<V>>, double>) {
     __builtin_memcpy(&x, v + j0, sizeof x);
   } else {
     double b[lanes];

@@ -3,8 +3,12 @@
 // (core/host_isa.hpp).
 #pragma once
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "../../reduce/spec.hpp"
@@ -45,6 +49,32 @@ template <class Op>
 constexpr bool short_pieces_in_runs_of() {
   if constexpr (requires { Op::short_pieces_in_runs; }) return Op::short_pieces_in_runs;
   else return false;
+}
+
+/// Whether the last-axis fold prefetches stored memory two batches ahead (fold_box). Measured
+/// per CPU: on Zen 5 it doubled a stored sum's streaming rate when the batch sum read each batch
+/// as two streams, and lifted variance's sequential pass 5.8 -> 8.6 GB/s (2026-11-27); on Zen 4
+/// (AMD family 19h with AVX-512), with the batch sum read in order, it only slowed every fold:
+/// one thread, stored 8192^2, ns per element, mean 0.31 -> 0.28, variance 0.37 -> 0.30, amax
+/// 0.33 -> 0.27, argmax 0.45 -> 0.37 without it (2026-11-29, docs/benchmarks.md). Off there,
+/// on elsewhere (CPUs not measured keep it); TESSERA_FOLD_PREFETCH=0 / 1 in the environment
+/// decides instead (read once).
+inline bool fold_prefetches() {
+  static const bool on = [] {
+    if (const char* e = std::getenv("TESSERA_FOLD_PREFETCH"); e && *e) {
+      const std::string_view v(e);
+      if (v == "0") return false;
+      if (v == "1") return true;
+      throw std::invalid_argument("TESSERA_FOLD_PREFETCH: expected 0 or 1, got '" +
+                                  std::string(v) + "'");
+    }
+#if TESSERA_X86_LEVELS
+    __builtin_cpu_init();
+    if (__builtin_cpu_is("amdfam19h") && __builtin_cpu_supports("avx512f")) return false;  // Zen 4
+#endif
+    return true;
+  }();
+  return on;
 }
 
 template <class Acc>
@@ -207,6 +237,7 @@ void fold_box(const Op& op, const Acc& acc, const box& b, const reduce_spec& spe
     op.add(part[0], T(acc.line(b.lo, -1, 0)(0)), 0);  // host code: not element_at (HD)
     return;
   }
+  const bool prefetch = fold_prefetches();
   run_host_kernel<dispatched_kernel<Acc>>([&] {
     ivec pstride;  // partial offset per input axis (0 on reduced axes)
     pstride.n = r;
@@ -244,10 +275,10 @@ void fold_box(const Op& op, const Acc& acc, const box& b, const reduce_spec& spe
         const index_t m = std::min(batch_size, n - j0);
         // (as much as this batch reads: rows shorter than a batch had prefetched a whole
         // batch's lines each, 32 per row of 100, a fifth of argmax's samples over such rows)
-        prefetch_line(line, j0 + prefetch_distance, m);
-        // Stored rows are read in place (with the prefetch above: as fast as copying them into
-        // L1 first, 2026-11-27); other lines are evaluated into buf, per element when they have
-        // no batched fill. (The per-element copy of a stored row, with its stride a run-time
+        if (prefetch) prefetch_line(line, j0 + prefetch_distance, m);
+        // Stored rows are read in place (with the prefetch above, Zen 5: as fast as copying
+        // them into L1 first, 2026-11-27); other lines are evaluated into buf, per element when
+        // they have no batched fill. (The per-element copy of a stored row, with its stride a run-time
         // value, had stayed a scalar loop in the dispatched kernel copies of a plain build:
         // 16 against 28 GB/s for ts::sum of a stored array, one core, Zen 5.)
         const T* src = nullptr;
