@@ -1,6 +1,6 @@
 // The host's batch sum: pairwise_sum(v, n), the sum of n <= batch_size values as a tree over
-// blocks of 8 values, read once in ascending order (reduce/accumulators.hpp adds each batch's
-// sum into a compensated total: sums and means).
+// blocks of 8 values, read in ascending order (reduce/accumulators.hpp adds each batch's sum
+// into a compensated total: sums and means).
 //
 // The tree. The values go into blocks of 8 lanes: block b holds values 8b .. 8b + 7. When n is
 // not a multiple of 8, the last block holds the last 8 values (n - 8 .. n - 1) with the lanes

@@ -278,9 +278,9 @@ void fold_box(const Op& op, const Acc& acc, const box& b, const reduce_spec& spe
         if (prefetch) prefetch_line(line, j0 + prefetch_distance, m);
         // Stored rows are read in place (with the prefetch above, Zen 5: as fast as copying
         // them into L1 first, 2026-11-27); other lines are evaluated into buf, per element when
-        // they have no batched fill. (The per-element copy of a stored row, with its stride a run-time
-        // value, had stayed a scalar loop in the dispatched kernel copies of a plain build:
-        // 16 against 28 GB/s for ts::sum of a stored array, one core, Zen 5.)
+        // they have no batched fill. (The per-element copy of a stored row, with its stride a
+        // run-time value, had stayed a scalar loop in the dispatched kernel copies of a plain
+        // build: 16 against 28 GB/s for ts::sum of a stored array, one core, Zen 5.)
         const T* src = nullptr;
         if constexpr (requires { line.contiguous(j0); }) src = line.contiguous(j0);
         if constexpr (folds_values<Op, decltype(line)>) {  // an elementwise op, read by the fold
