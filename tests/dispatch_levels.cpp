@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -84,6 +85,12 @@ std::vector<std::pair<std::string, std::string>> results(std::uint64_t seed, con
   add("argmax axis 0", ts::compute(ts::argmax(x, 0), pol));
   add("argmax axis 1", ts::compute(ts::argmax(x, 1), pol));
   add("argmin<float> axis 1", ts::compute(ts::argmin(xf, 1), pol));
+  // stored rows, read in place (the fold may pass a whole row in one call), NaN in a few
+  const auto xs = ts::persist(ts::where(u > 2.97, std::numeric_limits<double>::quiet_NaN(), x), pol);
+  const auto xfs = ts::persist(xf, pol);
+  add("argmax stored axis 1", ts::compute(ts::argmax(xs, 1), pol));
+  add("amax stored axis 1", ts::compute(ts::amax(xs, {1}), pol));
+  add("argmin<float> stored axis 1", ts::compute(ts::argmin(xfs, 1), pol));
   add("sum int axis 1", ts::compute(ts::sum(in, {1}), pol));
   add("mean float", ts::compute(ts::mean(xf), pol));
   add("30-deep chain (not dispatched)", ts::compute(chain<30>(x), pol));

@@ -1089,10 +1089,11 @@ TEST_CASE("batch pairwise sum is exact for exactly representable sums of any len
 
 namespace {
 /// amax / amin's batch fold (32 lanes folded in halves) against a scalar scan: every length
-/// 0..256, a NaN (floats) at every position of some batches, +-inf, the extreme at every lane.
+/// 0..256 and rows of 300, 1000 and 4099, a NaN (floats) at every position of batches of
+/// several lengths, +-inf, the extreme at every lane.
 template <class T>
 void check_extremum_batches(std::mt19937_64& rng) {
-  std::vector<T> v(std::size_t(ts::batch_size));
+  std::vector<T> v(4099);
   auto draw = [&] {
     if constexpr (std::is_floating_point_v<T>) return T(double(std::int64_t(rng() % 2001) - 1000) / 7.0);
     else return T(std::int64_t(rng() % 2001) - 1000);
@@ -1123,7 +1124,10 @@ void check_extremum_batches(std::mt19937_64& rng) {
       REQUIRE(smin == mn.identity());
     }
   };
-  for (ts::index_t n = 0; n <= ts::batch_size; ++n) {
+  std::vector<ts::index_t> lengths;  // every batch length, and whole rows (fold_box: a stored
+  for (ts::index_t n = 0; n <= ts::batch_size; ++n) lengths.push_back(n);  // row in one call)
+  for (const ts::index_t n : {300, 1000, 4099}) lengths.push_back(n);
+  for (const ts::index_t n : lengths) {
     for (auto& x : v) x = draw();
     check(n, "random");
     if (n == 0) continue;
@@ -1138,13 +1142,16 @@ void check_extremum_batches(std::mt19937_64& rng) {
     }
   }
   if constexpr (std::is_floating_point_v<T>) {
-    const ts::index_t n = ts::batch_size - 3;  // lanes and a tail
-    for (ts::index_t p = 0; p < n; ++p) {
-      for (auto& x : v) x = draw();
-      v[std::size_t(p)] = std::numeric_limits<T>::quiet_NaN();
-      if (p % 3 == 0) v[std::size_t((p + 40) % n)] = std::numeric_limits<T>::infinity();
-      check(n, "one NaN");
-    }
+    // lanes and an overlapping last block (1000, 253, 100, 33), one block of four overlapping runs
+    // (8..31), one by one (1, 7)
+    for (const ts::index_t n : {ts::index_t(1000), ts::batch_size - 3, ts::index_t(100), ts::index_t(33), ts::index_t(31),
+                                ts::index_t(25), ts::index_t(9), ts::index_t(8), ts::index_t(7), ts::index_t(1)})
+      for (ts::index_t p = 0; p < n; ++p) {
+        for (auto& x : v) x = draw();
+        v[std::size_t(p)] = std::numeric_limits<T>::quiet_NaN();
+        if (p % 3 == 0) v[std::size_t((p + 40) % n)] = std::numeric_limits<T>::infinity();
+        check(n, "one NaN");
+      }
   }
 }
 }  // namespace
@@ -1181,8 +1188,9 @@ TEST_CASE("amax and amin batches: NaN anywhere wins, else the extreme of every l
 }
 
 namespace {
-/// argmin / argmax / nanargmin / nanargmax's batch fold (the extreme in lanes, then a search
-/// for its first position) against the element-by-element fold (add): every length 0..256,
+/// argmin / argmax / nanargmin / nanargmax's batch fold (by value, by keys, or the extreme in
+/// lanes and then a search for its first position, by level and NaN) against the
+/// element-by-element fold (add): every length 0..256 and rows of 300, 1000 and 4099,
 /// values drawn from 21 integers (ties everywhere), NaN at one or two positions or everywhere,
 /// +-inf, alternating -0 / +0, an empty or a filled state before, index steps 1..3. The state
 /// must be the same: the index, and the value bit for bit (-0 or +0, which NaN aside).
@@ -1190,8 +1198,11 @@ template <class Op>
 void check_arg_batches(std::mt19937_64& rng, const char* name) {
   using T = typename Op::input_type;
   const Op op;
-  std::vector<T> v(std::size_t(ts::batch_size));
-  for (ts::index_t n = 0; n <= ts::batch_size; ++n)
+  std::vector<ts::index_t> lengths;  // every batch length, and whole rows (fold_box: a stored
+  for (ts::index_t n = 0; n <= ts::batch_size; ++n) lengths.push_back(n);  // row in one call)
+  for (const ts::index_t n : {300, 1000, 4099}) lengths.push_back(n);
+  std::vector<T> v(std::size_t(lengths.back()));
+  for (const ts::index_t n : lengths)
     for (int trial = 0; trial < 24; ++trial) {
       for (auto& x : v) x = T(std::int64_t(rng() % 21) - 10 + (std::is_signed_v<T> ? 0 : 10));
       if constexpr (std::is_floating_point_v<T>) {
